@@ -1,0 +1,323 @@
+#include "pair_mdpd_pk.h"
+
+#include "pair_mdpd_rhosum_pk.h"
+#include "pk_adapter.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "error.h"
+#include "force.h"
+#include "memory.h"
+#include "neigh_list.h"
+#include "neighbor.h"
+#include "update.h"
+
+#include <cstring>
+
+extern "C" {
+#include "mdpd.h"
+#include "pk_threads.h"
+}
+
+using namespace LAMMPS_NS;
+
+static const char STYLE[] = "pair_style mdpd/pk";
+
+PairMDPDPK::PairMDPDPK(LAMMPS *lmp) :
+    Pair(lmp), model(nullptr), temperature(0.0), cut_global(0.0), seed(0),
+    kernel(PK_MDPD_WARREN), rho_own(nullptr), nmax_own(0), rho(nullptr)
+{
+  writedata = 1;
+  restartinfo = 1;
+  single_enable = 0;
+  comm_forward = 1;
+  comm_reverse = 1;
+  no_virial_fdotr_compute = 1;    // the core tallies the virial itself
+}
+
+PairMDPDPK::~PairMDPDPK()
+{
+  pk_mdpd_destroy(model);
+  memory->destroy(rho_own);
+  if (allocated) {
+    memory->destroy(setflag);
+    memory->destroy(cutsq);
+  }
+}
+
+/* pair_style mdpd/pk T rc seed [density warren|lucy] */
+void PairMDPDPK::settings(int narg, char **arg)
+{
+  if (narg < 3) error->all(FLERR, "Illegal pair_style mdpd/pk command: expected T rc seed [density warren|lucy]");
+  temperature = utils::numeric(FLERR, arg[0], false, lmp);
+  cut_global = utils::numeric(FLERR, arg[1], false, lmp);
+  seed = utils::inumeric(FLERR, arg[2], false, lmp);
+  kernel = PK_MDPD_WARREN;
+  for (int iarg = 3; iarg < narg; iarg += 2) {
+    if (strcmp(arg[iarg], "density") != 0)
+      error->all(FLERR, "Illegal pair_style mdpd/pk keyword: {}", arg[iarg]);
+    if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style mdpd/pk command: density needs warren or lucy");
+    if (strcmp(arg[iarg + 1], "warren") == 0)
+      kernel = PK_MDPD_WARREN;
+    else if (strcmp(arg[iarg + 1], "lucy") == 0)
+      kernel = PK_MDPD_LUCY;
+    else
+      error->all(FLERR, "Illegal pair_style mdpd/pk density kernel {}: expected warren or lucy", arg[iarg + 1]);
+  }
+  if (seed <= 0) error->all(FLERR, "{}: seed must be a positive integer (got {})", STYLE, seed);
+  pk_status st;
+  pk_status_clear(&st);
+  pk_mdpd_check_settings(force->boltz * temperature, cut_global, (uint32_t) seed, &st);
+  PairKit::check(lmp, STYLE, st, true);
+  if (model) apply_settings();    // a repeated pair_style keeps the coefficients
+}
+
+void PairMDPDPK::apply_settings()
+{
+  pk_status st;
+  pk_status_clear(&st);
+  pk_mdpd_settings(model, force->boltz * temperature, cut_global, (uint32_t) seed,
+                   (pk_mdpd_kernel) kernel, &st);
+  PairKit::check(lmp, STYLE, st, true);
+}
+
+// The model needs the number of atom types, which is known only once the box exists
+// (pair_style may come before read_data), so it is made on the first coefficient.
+void PairMDPDPK::ensure_model()
+{
+  if (model) return;
+  model = pk_mdpd_create(atom->ntypes);
+  if (!model) error->one(FLERR, "{}: out of memory", STYLE);
+  apply_settings();
+}
+
+void PairMDPDPK::set_coeff(int ilo, int ihi, int jlo, int jhi, double A, double B, double gamma,
+                           double rc, double rd)
+{
+  ensure_model();
+  pk_status st;
+  pk_status_clear(&st);
+  pk_mdpd_coeff(model, ilo, ihi, jlo, jhi, A, B, gamma, rc, rd, &st);
+  PairKit::check(lmp, "pair_coeff for mdpd/pk", st, true);
+  if (!allocated) {
+    allocated = 1;
+    const int n = atom->ntypes;
+    memory->create(setflag, n + 1, n + 1, "pair:setflag");
+    memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
+    for (int i = 0; i <= n; i++)
+      for (int j = 0; j <= n; j++) setflag[i][j] = 0;
+  }
+  for (int i = ilo; i <= ihi; i++)
+    for (int j = MAX(jlo, i); j <= jhi; j++) setflag[i][j] = 1;
+}
+
+/* pair_coeff i j A B gamma rc rd */
+void PairMDPDPK::coeff(int narg, char **arg)
+{
+  if (narg != 7) error->all(FLERR, "Incorrect args for pair coefficients: expected i j A B gamma rc rd");
+  int ilo, ihi, jlo, jhi;
+  utils::bounds(FLERR, arg[0], 1, atom->ntypes, ilo, ihi, error);
+  utils::bounds(FLERR, arg[1], 1, atom->ntypes, jlo, jhi, error);
+  const double A = utils::numeric(FLERR, arg[2], false, lmp);
+  const double B = utils::numeric(FLERR, arg[3], false, lmp);
+  const double gamma = utils::numeric(FLERR, arg[4], false, lmp);
+  const double rc = utils::numeric(FLERR, arg[5], false, lmp);
+  const double rd = utils::numeric(FLERR, arg[6], false, lmp);
+  if (jhi < ilo) error->all(FLERR, "Incorrect args for pair coefficients: no type pair i <= j");
+  set_coeff(ilo, ihi, jlo, jhi, A, B, gamma, rc, rd);
+}
+
+// Under hybrid/overlay the sub-style keyword is "mdpd/rhosum" when `suffix pk` made it ours,
+// "mdpd/rhosum/pk" when named explicitly. LAMMPS's own mdpd/rhosum beside mdpd/pk would
+// compute a second, unused density: refuse it.
+PairMDPDRhosumPK *PairMDPDPK::find_companion()
+{
+  Pair *p = force->pair_match("^mdpd/rhosum", 0);
+  if (!p) return nullptr;
+  auto companion = dynamic_cast<PairMDPDRhosumPK *>(p);
+  if (!companion)
+    error->all(FLERR, "{}: use mdpd/rhosum/pk (or `suffix pk`) instead of mdpd/rhosum beside it; "
+                      "mdpd/pk computes the density itself", STYLE);
+  return companion;
+}
+
+void PairMDPDPK::init_style()
+{
+  if (!comm->ghost_velocity)
+    error->all(FLERR, "{} requires ghost atoms to store velocity: use comm_modify vel yes", STYLE);
+  if (!atom->tag_enable) error->all(FLERR, "{} requires atom IDs (atom_modify id yes)", STYLE);
+  if (update->dt <= 0.0) error->all(FLERR, "{} requires a positive timestep", STYLE);
+
+  pk_status st;
+  pk_status_clear(&st);
+  PairMDPDRhosumPK *companion = find_companion();
+  pk_mdpd_set_kernel(model, companion ? PK_MDPD_LUCY : (pk_mdpd_kernel) kernel);
+  for (int i = 1; i <= atom->ntypes; i++)
+    for (int j = i; j <= atom->ntypes; j++)
+      if (pk_mdpd_density_cutoff(model, i, j, companion ? companion->density_cutoff(i, j) : 0.0, &st))
+        PairKit::check(lmp, STYLE, st, true);
+  pk_mdpd_init(model, &st);
+  PairKit::check(lmp, STYLE, st, true);
+  if (companion && !atom->rho_flag)
+    error->all(FLERR, "{} with mdpd/rhosum/pk requires atom attribute rho (atom_style mdpd)", STYLE);
+
+  neighbor->add_request(this);
+
+  if (comm->me == 0)
+    utils::logmesg(lmp,
+                   "{}: portable C backend, double precision, {} OpenMP thread(s), "
+                   "density kernel {}{}\n",
+                   STYLE, pk_max_threads(),
+                   pk_mdpd_kernel_of(model) == PK_MDPD_LUCY ? "lucy" : "warren",
+                   companion ? " (cutoffs from mdpd/rhosum/pk, as LAMMPS mdpd/rhosum)" : "");
+}
+
+double PairMDPDPK::init_one(int i, int j)
+{
+  if (setflag[i][j] == 0) error->all(FLERR, "{}: coefficients for type pair {} {} are not set", STYLE, i, j);
+  return pk_mdpd_cutoff(model, i, j);
+}
+
+void PairMDPDPK::compute(int eflag, int vflag)
+{
+  ev_init(eflag, vflag);
+
+  // Density storage: atom->rho when the atom style has it (so it can be output), else ours.
+  if (atom->rho_flag) {
+    rho = atom->rho;
+  } else {
+    if (atom->nmax > nmax_own) {
+      memory->destroy(rho_own);
+      nmax_own = atom->nmax;
+      memory->create(rho_own, nmax_own, "pair:rho");
+    }
+    rho = rho_own;
+  }
+
+  const pk_atoms atoms = PairKit::atoms_view(lmp);
+  const pk_neigh nl = PairKit::neigh_view(list);
+  const int newton = force->newton_pair;
+  pk_status st;
+  pk_status_clear(&st);
+
+  // Density: partial sums here, ghost parts summed into owners, then owners copied to ghosts.
+  if (pk_mdpd_density(model, &atoms, &nl, newton, rho, &st)) PairKit::check(lmp, STYLE, st, false);
+  if (newton) comm->reverse_comm(this);
+  comm->forward_comm(this);
+
+  pk_out out;
+  out.f = reinterpret_cast<double(*)[3]>(atom->f[0]);
+  out.energy = 0.0;
+  for (double &v : out.virial) v = 0.0;
+  out.want_energy = eflag_global;
+  out.want_virial = vflag_global;
+  out.eatom = eflag_atom ? eatom : nullptr;
+  out.vatom = vflag_atom ? reinterpret_cast<double(*)[6]>(vatom[0]) : nullptr;
+  pk_mdpd_step step;
+  step.timestep = (uint64_t) update->ntimestep;
+  step.dt = update->dt;
+  step.special = force->special_lj;
+  if (pk_mdpd_forces(model, &atoms, &nl, newton, rho, &step, &out, &st))
+    PairKit::check(lmp, STYLE, st, false);
+  if (eflag_global) eng_vdwl += out.energy;
+  if (vflag_global)
+    for (int k = 0; k < 6; k++) virial[k] += out.virial[k];
+}
+
+int PairMDPDPK::pack_forward_comm(int n, int *list, double *buf, int, int *)
+{
+  for (int k = 0; k < n; k++) buf[k] = rho[list[k]];
+  return n;
+}
+
+void PairMDPDPK::unpack_forward_comm(int n, int first, double *buf)
+{
+  for (int k = 0; k < n; k++) rho[first + k] = buf[k];
+}
+
+int PairMDPDPK::pack_reverse_comm(int n, int first, double *buf)
+{
+  for (int k = 0; k < n; k++) buf[k] = rho[first + k];
+  return n;
+}
+
+void PairMDPDPK::unpack_reverse_comm(int n, int *list, double *buf)
+{
+  for (int k = 0; k < n; k++) rho[list[k]] += buf[k];
+}
+
+void PairMDPDPK::write_restart_settings(FILE *fp)
+{
+  fwrite(&temperature, sizeof(double), 1, fp);
+  fwrite(&cut_global, sizeof(double), 1, fp);
+  fwrite(&seed, sizeof(int), 1, fp);
+  fwrite(&kernel, sizeof(int), 1, fp);
+}
+
+void PairMDPDPK::read_restart_settings(FILE *fp)
+{
+  if (comm->me == 0) {
+    utils::sfread(FLERR, &temperature, sizeof(double), 1, fp, nullptr, error);
+    utils::sfread(FLERR, &cut_global, sizeof(double), 1, fp, nullptr, error);
+    utils::sfread(FLERR, &seed, sizeof(int), 1, fp, nullptr, error);
+    utils::sfread(FLERR, &kernel, sizeof(int), 1, fp, nullptr, error);
+  }
+  MPI_Bcast(&temperature, 1, MPI_DOUBLE, 0, world);
+  MPI_Bcast(&cut_global, 1, MPI_DOUBLE, 0, world);
+  MPI_Bcast(&seed, 1, MPI_INT, 0, world);
+  MPI_Bcast(&kernel, 1, MPI_INT, 0, world);
+  if (model) apply_settings();
+}
+
+void PairMDPDPK::write_restart(FILE *fp)
+{
+  write_restart_settings(fp);
+  for (int i = 1; i <= atom->ntypes; i++)
+    for (int j = i; j <= atom->ntypes; j++) {
+      double c[5] = {0, 0, 0, 0, 0};
+      int set = model && pk_mdpd_get_coeff(model, i, j, &c[0], &c[1], &c[2], &c[3], &c[4]);
+      fwrite(&set, sizeof(int), 1, fp);
+      if (set) fwrite(c, sizeof(double), 5, fp);
+    }
+}
+
+void PairMDPDPK::read_restart(FILE *fp)
+{
+  read_restart_settings(fp);
+  for (int i = 1; i <= atom->ntypes; i++)
+    for (int j = i; j <= atom->ntypes; j++) {
+      int set = 0;
+      double c[5];
+      if (comm->me == 0) utils::sfread(FLERR, &set, sizeof(int), 1, fp, nullptr, error);
+      MPI_Bcast(&set, 1, MPI_INT, 0, world);
+      if (!set) continue;
+      if (comm->me == 0) utils::sfread(FLERR, c, sizeof(double), 5, fp, nullptr, error);
+      MPI_Bcast(c, 5, MPI_DOUBLE, 0, world);
+      set_coeff(i, i, j, j, c[0], c[1], c[2], c[3], c[4]);
+    }
+}
+
+void PairMDPDPK::write_data(FILE *fp)
+{
+  for (int i = 1; i <= atom->ntypes; i++) {
+    double A, B, g, rc, rd;
+    pk_mdpd_get_coeff(model, i, i, &A, &B, &g, &rc, &rd);
+    fprintf(fp, "%d %g %g %g %g %g\n", i, A, B, g, rc, rd);
+  }
+}
+
+void PairMDPDPK::write_data_all(FILE *fp)
+{
+  for (int i = 1; i <= atom->ntypes; i++)
+    for (int j = i; j <= atom->ntypes; j++) {
+      double A, B, g, rc, rd;
+      pk_mdpd_get_coeff(model, i, j, &A, &B, &g, &rc, &rd);
+      fprintf(fp, "%d %d %g %g %g %g %g\n", i, j, A, B, g, rc, rd);
+    }
+}
+
+double PairMDPDPK::memory_usage()
+{
+  return Pair::memory_usage() + (double) nmax_own * sizeof(double) +
+      (model ? pk_mdpd_memory_usage(model) : 0.0);
+}

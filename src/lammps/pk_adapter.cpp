@@ -1,0 +1,62 @@
+#include "pk_adapter.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "error.h"
+#include "lammps.h"
+#include "neigh_list.h"
+#include "utils.h"
+
+using namespace LAMMPS_NS;
+
+static_assert(sizeof(tagint) == sizeof(pk_tag), "PairKit is built for LAMMPS_SMALLBIG tag IDs");
+
+namespace PairKit {
+
+pk_atoms atoms_view(LAMMPS *lmp)
+{
+  Atom *atom = lmp->atom;
+  pk_atoms a;
+  a.nlocal = atom->nlocal;
+  a.nghost = atom->nghost;
+  a.x = reinterpret_cast<const double(*)[3]>(atom->x ? atom->x[0] : nullptr);
+  a.v = reinterpret_cast<const double(*)[3]>(atom->v ? atom->v[0] : nullptr);
+  a.type = atom->type;
+  a.tag = atom->tag_enable ? atom->tag : nullptr;
+  a.mass = atom->mass;
+  a.rmass = atom->rmass_flag ? atom->rmass : nullptr;
+  return a;
+}
+
+pk_neigh neigh_view(const NeighList *list)
+{
+  pk_neigh l;
+  l.inum = list->inum;
+  l.ilist = list->ilist;
+  l.numneigh = list->numneigh;
+  l.firstneigh = list->firstneigh;
+  return l;
+}
+
+static void log_to_lammps(void *ctx, const char *msg)
+{
+  auto lmp = static_cast<LAMMPS *>(ctx);
+  if (lmp->comm->me == 0) utils::logmesg(lmp, std::string(msg) + "\n");
+}
+
+pk_logger logger(LAMMPS *lmp)
+{
+  return pk_logger{log_to_lammps, lmp};
+}
+
+void check(LAMMPS *lmp, const char *style, const pk_status &st, bool collective)
+{
+  if (st.code == PK_OK) return;
+  const std::string msg = std::string(style) + ": " + st.msg;
+  if (collective)
+    lmp->error->all(FLERR, msg);
+  else
+    lmp->error->one(FLERR, msg);
+}
+
+}    // namespace PairKit

@@ -1,0 +1,27 @@
+/* Helpers shared by the PairKit LAMMPS adapters: C views of LAMMPS data and the turning of
+ * core statuses and log lines into LAMMPS errors and log output. */
+#ifndef PK_ADAPTER_H
+#define PK_ADAPTER_H
+
+#include "pk_log.h"
+#include "pk_status.h"
+#include "pk_views.h"
+
+namespace LAMMPS_NS {
+class LAMMPS;
+class NeighList;
+}    // namespace LAMMPS_NS
+
+namespace PairKit {
+
+// Owned and ghost atoms of this rank. Velocities are included when the atom style has them.
+pk_atoms atoms_view(LAMMPS_NS::LAMMPS *lmp);
+pk_neigh neigh_view(const LAMMPS_NS::NeighList *list);
+// A logger that writes through utils::logmesg on rank 0.
+pk_logger logger(LAMMPS_NS::LAMMPS *lmp);
+// error->all (collective=true, for problems every rank sees) or error->one with
+// "<style>: <message>"; returns normally only when st is OK.
+void check(LAMMPS_NS::LAMMPS *lmp, const char *style, const pk_status &st, bool collective);
+
+}    // namespace PairKit
+#endif

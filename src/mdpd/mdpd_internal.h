@@ -1,0 +1,30 @@
+/* Private state of the mdpd/pk core, shared by its source files. */
+#ifndef PK_MDPD_INTERNAL_H
+#define PK_MDPD_INTERNAL_H
+
+#include "mdpd.h"
+#include "pk_threads.h"
+
+typedef struct {
+    double A, B, gamma, rc, rd; /* user coefficients */
+    double h;                   /* density-kernel cutoff: rd unless overridden */
+    double sigma;               /* sqrt(2 gamma kT), set by pk_mdpd_init */
+    int set;
+} pk_mdpd_pair;
+
+struct pk_mdpd {
+    int ntypes;
+    double kT, rc_global;
+    uint32_t seed;
+    pk_mdpd_kernel kernel;
+    pk_mdpd_pair *pair;   /* (ntypes+1)^2, indexed [i*(ntypes+1)+j] with 1-based types */
+    pk_accum rho_acc, f_acc, eatom_acc, vatom_acc;
+    pk_buffer ev;         /* per-thread energy + 6 virial terms */
+};
+
+static inline const pk_mdpd_pair *pk_mdpd_pair_of(const pk_mdpd *m, int i, int j)
+{
+    return &m->pair[i * (m->ntypes + 1) + j];
+}
+
+#endif

@@ -1,0 +1,117 @@
+/* Settings and coefficients of mdpd/pk, checked the way LAMMPS users expect. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "mdpd_internal.h"
+
+pk_mdpd *pk_mdpd_create(int ntypes)
+{
+    pk_mdpd *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->ntypes = ntypes;
+    m->pair = calloc((size_t)(ntypes + 1) * (size_t)(ntypes + 1), sizeof *m->pair);
+    if (!m->pair) { free(m); return NULL; }
+    return m;
+}
+
+void pk_mdpd_destroy(pk_mdpd *m)
+{
+    if (!m) return;
+    pk_accum_free(&m->rho_acc);
+    pk_accum_free(&m->f_acc);
+    pk_accum_free(&m->eatom_acc);
+    pk_accum_free(&m->vatom_acc);
+    pk_buffer_free(&m->ev);
+    free(m->pair);
+    free(m);
+}
+
+pk_code pk_mdpd_check_settings(double kT, double rc, uint32_t seed, pk_status *st)
+{
+    if (!(kT >= 0.0)) return pk_fail(st, PK_ERR_ARG, "temperature must be >= 0 (got %g)", kT);
+    if (!(rc > 0.0)) return pk_fail(st, PK_ERR_ARG, "cutoff must be > 0 (got %g)", rc);
+    if (seed == 0) return pk_fail(st, PK_ERR_ARG, "seed must be a positive integer");
+    return PK_OK;
+}
+
+pk_code pk_mdpd_settings(pk_mdpd *m, double kT, double rc, uint32_t seed,
+                         pk_mdpd_kernel kernel, pk_status *st)
+{
+    if (pk_mdpd_check_settings(kT, rc, seed, st)) return st->code;
+    m->kT = kT;
+    m->rc_global = rc;
+    m->seed = seed;
+    m->kernel = kernel;
+    return PK_OK;
+}
+
+pk_code pk_mdpd_coeff(pk_mdpd *m, int ilo, int ihi, int jlo, int jhi, double A, double B,
+                      double gamma, double rc, double rd, pk_status *st)
+{
+    if (rc <= 0.0) rc = m->rc_global;
+    if (!(rc > 0.0)) return pk_fail(st, PK_ERR_ARG, "cutoff rc must be > 0 (got %g)", rc);
+    if (!(rd > 0.0)) return pk_fail(st, PK_ERR_ARG, "density cutoff rd must be > 0 (got %g)", rd);
+    if (rd > rc)
+        return pk_fail(st, PK_ERR_ARG, "density cutoff rd = %g is larger than cutoff rc = %g", rd, rc);
+    if (!(gamma >= 0.0)) return pk_fail(st, PK_ERR_ARG, "gamma must be >= 0 (got %g)", gamma);
+    if (!isfinite(A) || !isfinite(B)) return pk_fail(st, PK_ERR_ARG, "A and B must be finite");
+    int count = 0;
+    for (int i = ilo; i <= ihi; i++) {
+        for (int j = (jlo > i ? jlo : i); j <= jhi; j++) {
+            pk_mdpd_pair p = {A, B, gamma, rc, rd, rd, 0.0, 1};
+            m->pair[i * (m->ntypes + 1) + j] = p;
+            m->pair[j * (m->ntypes + 1) + i] = p;
+            count++;
+        }
+    }
+    if (count == 0) return pk_fail(st, PK_ERR_ARG, "no type pair in the given ranges");
+    return PK_OK;
+}
+
+pk_code pk_mdpd_density_cutoff(pk_mdpd *m, int itype, int jtype, double h, pk_status *st)
+{
+    if (h < 0.0) return pk_fail(st, PK_ERR_ARG, "density cutoff must be > 0 (got %g)", h);
+    pk_mdpd_pair *a = &m->pair[itype * (m->ntypes + 1) + jtype];
+    pk_mdpd_pair *b = &m->pair[jtype * (m->ntypes + 1) + itype];
+    a->h = b->h = (h > 0.0 ? h : a->rd);
+    return PK_OK;
+}
+
+pk_code pk_mdpd_init(pk_mdpd *m, pk_status *st)
+{
+    for (int i = 1; i <= m->ntypes; i++) {
+        for (int j = i; j <= m->ntypes; j++) {
+            pk_mdpd_pair *p = &m->pair[i * (m->ntypes + 1) + j];
+            if (!p->set)
+                return pk_fail(st, PK_ERR_ARG, "coefficients for type pair %d %d are not set", i, j);
+            p->sigma = sqrt(2.0 * p->gamma * m->kT);
+            m->pair[j * (m->ntypes + 1) + i] = *p;
+        }
+    }
+    return PK_OK;
+}
+
+double pk_mdpd_cutoff(const pk_mdpd *m, int itype, int jtype)
+{
+    const pk_mdpd_pair *p = pk_mdpd_pair_of(m, itype, jtype);
+    return p->rc > p->h ? p->rc : p->h;
+}
+
+pk_mdpd_kernel pk_mdpd_kernel_of(const pk_mdpd *m) { return m->kernel; }
+void pk_mdpd_set_kernel(pk_mdpd *m, pk_mdpd_kernel kernel) { m->kernel = kernel; }
+double pk_mdpd_kT(const pk_mdpd *m) { return m->kT; }
+uint32_t pk_mdpd_seed(const pk_mdpd *m) { return m->seed; }
+
+int pk_mdpd_get_coeff(const pk_mdpd *m, int itype, int jtype, double *A, double *B,
+                      double *gamma, double *rc, double *rd)
+{
+    const pk_mdpd_pair *p = pk_mdpd_pair_of(m, itype, jtype);
+    *A = p->A; *B = p->B; *gamma = p->gamma; *rc = p->rc; *rd = p->rd;
+    return p->set;
+}
+
+double pk_mdpd_memory_usage(const pk_mdpd *m)
+{
+    return (double)(m->rho_acc.copies.bytes + m->f_acc.copies.bytes + m->eatom_acc.copies.bytes +
+                    m->vatom_acc.copies.bytes + m->ev.bytes);
+}

@@ -1,0 +1,25 @@
+"""A small many-body DPD liquid film used by several mdpd/pk tests: the LAMMPS droplet
+example's setup (fcc lattice at density 6, A=-40, B=25, gamma=18, rc=1, rd=0.75, kT=1)
+in a box small enough for quick tests (1152 beads)."""
+
+FILM = """
+plugin load {plugin}
+units lj
+atom_style atomic
+comm_modify vel yes
+neighbor 0.3 bin
+neigh_modify every 1 delay 0 check yes
+region box block -6 6 -4 4 -4 4 units box
+create_box 1 box
+lattice fcc 6
+region film block -4 4 -3 3 -2 2 units box
+create_atoms 1 region film
+mass 1 1.0
+velocity all create 1.0 38497 loop geom dist gaussian
+timestep 0.01
+"""
+
+
+def mdpd_pk(gamma=18.0, kernel="warren", seed=9872598):
+    return (f"pair_style mdpd/pk 1.0 1.0 {seed} density {kernel}\n"
+            f"pair_coeff 1 1 -40 25 {gamma} 1.0 0.75\n")

@@ -1,0 +1,81 @@
+"""Bad input to mdpd/pk: each case must stop LAMMPS with a clear ERROR naming the problem
+(never a crash, a hang or NaN forces)."""
+import os
+
+from pklmp import Checker, run
+
+BASE = """
+plugin load {plugin}
+units lj
+atom_style atomic
+@IDS@
+@COMM@
+region box block 0 4 0 4 0 4
+create_box 2 box
+create_atoms 1 random 100 4821 NULL
+create_atoms 2 random 100 4822 NULL
+mass * 1.0
+@VEL@
+"""
+
+
+def case(style, coeffs, comm="comm_modify vel yes", ids="", vel="velocity all create 1.0 4928"):
+    return (BASE.replace("@COMM@", comm).replace("@IDS@", ids).replace("@VEL@", vel) +
+            style + "\n" + coeffs + "\nrun 0\n")
+
+
+GOOD = "pair_coeff * * -40 25 18 1.0 0.75"
+CASES = [
+    ("missing ghost velocities",
+     case("pair_style mdpd/pk 1.0 1.0 42", GOOD, comm=""),
+     "requires ghost atoms to store velocity: use comm_modify vel yes"),
+    ("rd larger than rc",
+     case("pair_style mdpd/pk 1.0 1.0 42", "pair_coeff * * -40 25 18 0.7 0.75"),
+     "density cutoff rd = 0.75 is larger than cutoff rc = 0.7"),
+    ("unset coefficients",
+     case("pair_style mdpd/pk 1.0 1.0 42",
+          "pair_coeff 1 1 -40 25 18 1.0 0.75\npair_coeff 2 2 -40 25 18 1.0 0.75"),
+     "coefficients for type pair 1 2 are not set"),
+    ("non-positive global cutoff",
+     case("pair_style mdpd/pk 1.0 -1.0 42", GOOD), "cutoff must be > 0 (got -1)"),
+    ("non-positive pair cutoff",
+     case("pair_style mdpd/pk 1.0 1.0 42", "pair_coeff * * -40 25 18 1.0 -0.5"),
+     "density cutoff rd must be > 0 (got -0.5)"),
+    ("non-integer seed",
+     case("pair_style mdpd/pk 1.0 1.0 4.5", GOOD), "Expected integer parameter instead of '4.5'"),
+    ("negative seed",
+     case("pair_style mdpd/pk 1.0 1.0 -7", GOOD), "seed must be a positive integer (got -7)"),
+    ("negative temperature",
+     case("pair_style mdpd/pk -1.0 1.0 42", GOOD), "temperature must be >= 0 (got -1)"),
+    ("missing atom IDs",
+     case("pair_style mdpd/pk 1.0 1.0 42", GOOD, ids="atom_modify id no",
+          vel="velocity all create 1.0 4928 loop geom"),
+     "requires atom IDs"),
+    ("unknown keyword",
+     case("pair_style mdpd/pk 1.0 1.0 42 kernel lucy", GOOD),
+     "Illegal pair_style mdpd/pk keyword: kernel"),
+    ("unknown density kernel",
+     case("pair_style mdpd/pk 1.0 1.0 42 density gauss", GOOD),
+     "density kernel gauss: expected warren or lucy"),
+    ("wrong coefficient count",
+     case("pair_style mdpd/pk 1.0 1.0 42", "pair_coeff * * -40 25 18 1.0"),
+     "expected i j A B gamma rc rd"),
+    ("companion without mdpd/pk",
+     case("pair_style mdpd/rhosum/pk", "pair_coeff * * 0.75"),
+     "mdpd/rhosum/pk only works together with mdpd/pk"),
+]
+
+chk = Checker()
+for what, script, needle in CASES:
+    res = run(script, expect_fail=True, timeout=120)
+    chk.check(res.returncode != 0, f"{what}: LAMMPS did not stop")
+    chk.contains(res.output, "ERROR", what)
+    chk.contains(res.output, needle, what)
+
+# A plugin built for another LAMMPS version must refuse to load, naming both versions.
+wrong = os.environ["PK_WRONG_VERSION_PLUGIN"]
+res = run(f"plugin load {wrong}\n", expect_fail=True, timeout=120)
+chk.check(res.returncode != 0, "version mismatch: LAMMPS did not stop")
+chk.contains(res.output, "built for LAMMPS version 1 Jan 2020 (20200101) but is loaded into "
+          "LAMMPS version 20250204", "version mismatch")
+chk.finish()

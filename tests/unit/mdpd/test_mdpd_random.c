@@ -1,0 +1,77 @@
+/* mdpd core: the pair random numbers are symmetric, reproducible and unit Gaussian, and the
+ * random force on a pair is equal and opposite whichever atom lists the other. */
+#include <string.h>
+
+#include "mdpd.h"
+#include "mdpd_random.h"
+#include "pk_test.h"
+
+static void test_symmetric_and_keyed(void)
+{
+    double a = pk_mdpd_pair_gaussian(9872598u, 100, 17, 4242);
+    PK_CHECK(a == pk_mdpd_pair_gaussian(9872598u, 100, 4242, 17), "pair order matters");
+    PK_CHECK(a == pk_mdpd_pair_gaussian(9872598u, 100, 17, 4242), "not reproducible");
+    PK_CHECK(a != pk_mdpd_pair_gaussian(9872598u, 101, 17, 4242), "step does not change it");
+    PK_CHECK(a != pk_mdpd_pair_gaussian(9872599u, 100, 17, 4242), "seed does not change it");
+    PK_CHECK(a != pk_mdpd_pair_gaussian(9872598u, 100, 17, 4243), "tag does not change it");
+    PK_CHECK(pk_mdpd_pair_gaussian(1u, UINT64_C(1) << 33, 1, 2) !=
+                 pk_mdpd_pair_gaussian(1u, 0, 1, 2), "high timestep bits ignored");
+}
+
+/* Mean 0, variance 1, fourth moment 3, each within 6 standard errors. */
+static void test_unit_gaussian(void)
+{
+    const int n = 400000;
+    double s1 = 0, s2 = 0, s4 = 0;
+    for (int k = 0; k < n; k++) {
+        double g = pk_mdpd_pair_gaussian(12345u, (uint64_t)(k / 1000), k % 1000 + 1, 5000 + k % 777);
+        s1 += g; s2 += g * g; s4 += g * g * g * g;
+    }
+    double mean = s1 / n, var = s2 / n - mean * mean, m4 = s4 / n;
+    PK_CHECK(fabs(mean) < 6.0 / sqrt(n), "mean %g", mean);
+    PK_CHECK(fabs(var - 1.0) < 6.0 * sqrt(2.0 / n), "variance %g", var);
+    PK_CHECK(fabs(m4 - 3.0) < 6.0 * sqrt(96.0 / n), "fourth moment %g", m4);
+    printf("gaussian: mean %.2e variance %.5f fourth moment %.4f over %d samples\n", mean, var, m4, n);
+}
+
+/* Two beads at rest: only the random force acts. Listing the pair from either side gives
+ * F on bead 0 and F on bead 1 that are exact negatives. */
+static void test_random_force_antisymmetric(void)
+{
+    double x[2][3] = {{0.1, 0.2, 0.3}, {0.5, 0.1, 0.6}}, v[2][3] = {{0}};
+    int type[2] = {1, 1};
+    pk_tag tag[2] = {7, 3};
+    double mass[2] = {0, 1};
+    pk_atoms atoms = {2, 0, (const double(*)[3])x, (const double(*)[3])v, type, tag, mass, NULL};
+    int n0 = 1, n1 = 0, from0[1] = {1}, from1[1] = {0}, i0 = 0, i1 = 1;
+    int *first0[2] = {from0, NULL}, *first1[2] = {NULL, from1};
+    int num0[2] = {1, 0}, num1[2] = {0, 1};
+    (void)n0; (void)n1;
+    pk_neigh by0 = {1, &i0, num0, first0}, by1 = {1, &i1, num1, first1};
+
+    pk_status st;
+    pk_mdpd *m = pk_mdpd_create(1);
+    pk_mdpd_settings(m, 1.0, 1.0, 99, PK_MDPD_WARREN, &st);
+    pk_mdpd_coeff(m, 1, 1, 1, 1, 0.0, 0.0, 4.5, 1.0, 0.75, &st);
+    pk_mdpd_init(m, &st);
+    double rho[2] = {0, 0};
+    double fa[2][3] = {{0}}, fb[2][3] = {{0}};
+    pk_mdpd_step step = {3, 0.01, NULL};
+    pk_out oa = {fa, 0, {0}, 0, 0, NULL, NULL}, ob = {fb, 0, {0}, 0, 0, NULL, NULL};
+    PK_CHECK(pk_mdpd_forces(m, &atoms, &by0, 1, rho, &step, &oa, &st) == PK_OK, "%s", st.msg);
+    PK_CHECK(pk_mdpd_forces(m, &atoms, &by1, 1, rho, &step, &ob, &st) == PK_OK, "%s", st.msg);
+    for (int d = 0; d < 3; d++) {
+        PK_CHECK(fa[0][d] == -fa[1][d], "F01 != -F10 (%g, %g)", fa[0][d], fa[1][d]);
+        PK_CHECK(fa[0][d] == fb[0][d], "differs by listing side (%g, %g)", fa[0][d], fb[0][d]);
+        PK_CHECK(fa[0][d] != 0.0, "no random force");
+    }
+    pk_mdpd_destroy(m);
+}
+
+int main(void)
+{
+    test_symmetric_and_keyed();
+    test_unit_gaussian();
+    test_random_force_antisymmetric();
+    return pk_test_finish();
+}
