@@ -19,6 +19,19 @@ velocity all create 1.0 38497 loop geom dist gaussian
 timestep 0.01
 """
 
+# The same film read back from a data file: atom IDs from create_atoms depend on the rank
+# count, so runs compared across decompositions must start from one written configuration.
+FROM_DATA = """
+plugin load {plugin}
+units lj
+atom_style atomic
+comm_modify vel yes
+neighbor 0.3 bin
+neigh_modify every 1 delay 0 check yes
+read_data {data}
+timestep 0.01
+"""
+
 
 def mdpd_pk(gamma=18.0, kernel="warren", seed=9872598):
     return (f"pair_style mdpd/pk 1.0 1.0 {seed} density {kernel}\n"

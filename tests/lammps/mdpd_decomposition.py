@@ -3,10 +3,13 @@
 The pair random numbers depend only on (seed, step, atom IDs), so the trajectories are
 the same up to round-off, which the chaotic dynamics amplifies. Bar: positions within
 1e-9 after 200 steps (the figures are printed)."""
-from mdpd_common import FILM, mdpd_pk
+import os
+
+from mdpd_common import FILM, FROM_DATA, mdpd_pk
 from pklmp import Checker, run
 
-SCRIPT = FILM + mdpd_pk() + """
+setup = run(FILM + "write_data film.data\n")
+SCRIPT = FROM_DATA.replace("{data}", os.path.join(setup.workdir, "film.data")) + mdpd_pk() + """
 fix 1 all nve
 thermo 50
 thermo_style custom step temp pe press
