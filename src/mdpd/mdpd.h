@@ -71,7 +71,9 @@ pk_code pk_mdpd_density(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list,
                         double *rho, pk_status *st);
 
 /* Adds forces (and energy/virial when requested) for the pairs of the half list. rho must
- * be complete on owned and ghost atoms. Needs velocities and tags in atoms. */
+ * be complete on owned and ghost atoms. Needs velocities and tags in atoms. Reuses the
+ * pairs and distances found by the last pk_mdpd_density, which must have been called on
+ * the same list and positions. */
 pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, int newton,
                        const double *rho, const pk_mdpd_step *step, pk_out *out,
                        pk_status *st);

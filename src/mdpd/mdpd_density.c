@@ -1,74 +1,105 @@
-/* Local density of mdpd/pk over a half neighbour list. */
+/* Local density of mdpd/pk over a half neighbour list; also records the pairs within
+ * cutoff and their distances for the force pass. */
 #include <math.h>
 
 #include "mdpd_internal.h"
 #include "pk_math.h"
 
 /* Warren (PRE 68, 066702, eq. 9): w(r) = 15/(2 pi h^3) (1 - r/h)^2, normalised in 3D. */
-static inline double warren_weight(double r, double h)
+static inline double warren_weight(double r, double inv_h)
 {
     const double c = 15.0 / (2.0 * PK_PI);
-    double u = 1.0 - r / h;
-    return c / (h * h * h) * u * u;
+    const double u = 1.0 - r * inv_h;
+    return c * inv_h * inv_h * inv_h * u * u;
 }
 
 /* Lucy kernel of LAMMPS mdpd/rhosum: w(r) = 105/(16 pi h^3) (1 + 3r/h)(1 - r/h)^3. */
-static inline double lucy_weight(double r, double h)
+static inline double lucy_weight(double r, double inv_h)
 {
     const double c = 105.0 / (16.0 * PK_PI);
-    double u = 1.0 - r / h;
-    return c / (h * h * h) * (1.0 + 3.0 * r / h) * u * u * u;
+    const double u = 1.0 - r * inv_h;
+    return c * inv_h * inv_h * inv_h * (1.0 + 3.0 * r * inv_h) * u * u * u;
 }
 
-static inline double atom_mass(const pk_atoms *a, int i)
+/* Slots for the pair cache: one per listed neighbour, laid out in list order. */
+static pk_code reserve_pair_cache(pk_mdpd *m, const pk_neigh *list, pk_status *st)
 {
-    return a->rmass ? a->rmass[i] : a->mass[a->type[i]];
+    const int inum = list->inum;
+    if (pk_buffer_reserve(&m->pair_start, (size_t)inum + 1, sizeof(size_t), st) ||
+        pk_buffer_reserve(&m->pair_count, (size_t)inum + 1, sizeof(int), st))
+        return st->code;
+    size_t *start = m->pair_start.data;
+    size_t total = 0;
+    for (int ii = 0; ii < inum; ii++) {
+        start[ii] = total;
+        total += (size_t)list->numneigh[list->ilist[ii]];
+    }
+    if (pk_buffer_reserve(&m->pair_j, total + 1, sizeof(int), st) ||
+        pk_buffer_reserve(&m->pair_r, total + 1, sizeof(double), st))
+        return st->code;
+    m->pairs_inum = inum;
+    return PK_OK;
 }
 
 pk_code pk_mdpd_density(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, int newton,
                         double *rho, pk_status *st)
 {
-    const int nall = atoms->nlocal + atoms->nghost;
+    const int nlocal = atoms->nlocal;
+    const int nall = nlocal + atoms->nghost;
     const int lucy = (m->kernel == PK_MDPD_LUCY);
     if (lucy && !atoms->mass && !atoms->rmass)
         return pk_fail(st, PK_ERR_ARG, "the lucy density kernel needs atom masses");
+    if (reserve_pair_cache(m, list, st)) return st->code;
     for (int i = 0; i < nall; i++) rho[i] = 0.0;
 
     const int nthreads = pk_max_threads();
     if (pk_accum_begin(&m->rho_acc, nthreads, rho, (size_t)nall, st)) return st->code;
     const int stride = m->ntypes + 1;
+    const double (*restrict x)[3] = atoms->x;
+    const int *restrict type = atoms->type;
+    const double *restrict rmass = atoms->rmass, *restrict tmass = atoms->mass;
+    const size_t *restrict start = m->pair_start.data;
+    int *restrict count = m->pair_count.data;
+    int *restrict pj = m->pair_j.data;
+    double *restrict pr = m->pair_r.data;
 
 #pragma omp parallel num_threads(nthreads)
     {
-        double *acc = pk_accum_slice(&m->rho_acc, pk_thread_id());
+        double *restrict acc = pk_accum_slice(&m->rho_acc, pk_thread_id());
 #pragma omp for schedule(static)
         for (int ii = 0; ii < list->inum; ii++) {
             const int i = list->ilist[ii];
-            const double *xi = atoms->x[i];
-            const int itype = atoms->type[i];
-            const pk_mdpd_pair *prow = &m->pair[itype * stride];
+            const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+            const pk_mdpd_pair *prow = &m->pair[type[i] * stride];
+            const double mi = lucy ? (rmass ? rmass[i] : tmass[type[i]]) : 1.0;
             const int *jlist = list->firstneigh[i];
             const int jnum = list->numneigh[i];
+            size_t slot = start[ii];
             double rho_i = 0.0;
             for (int jj = 0; jj < jnum; jj++) {
-                const int j = pk_neigh_index(jlist[jj]);
-                const double dx = xi[0] - atoms->x[j][0];
-                const double dy = xi[1] - atoms->x[j][1];
-                const double dz = xi[2] - atoms->x[j][2];
+                const int jraw = jlist[jj];
+                const int j = pk_neigh_index(jraw);
+                const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
                 const double rsq = dx * dx + dy * dy + dz * dz;
-                const double h = prow[atoms->type[j]].h;
-                if (rsq >= h * h) continue;
+                const pk_mdpd_pair *p = &prow[type[j]];
+                if (rsq >= p->cutsq) continue;
                 const double r = sqrt(rsq);
+                pj[slot] = jraw;
+                pr[slot] = r;
+                slot++;
+                if (r >= p->h) continue;
+                double wi, wj;   /* what j adds to rho_i, and i to rho_j */
                 if (lucy) {
-                    const double w = lucy_weight(r, h);
-                    rho_i += atom_mass(atoms, j) * w;
-                    if (newton || j < atoms->nlocal) acc[j] += atom_mass(atoms, i) * w;
+                    const double w = lucy_weight(r, p->inv_h);
+                    wi = (rmass ? rmass[j] : tmass[type[j]]) * w;
+                    wj = mi * w;
                 } else {
-                    const double w = warren_weight(r, h);
-                    rho_i += w;
-                    if (newton || j < atoms->nlocal) acc[j] += w;
+                    wi = wj = warren_weight(r, p->inv_h);
                 }
+                rho_i += wi;
+                if (newton || j < nlocal) acc[j] += wj;
             }
+            count[ii] = (int)(slot - start[ii]);
             acc[i] += rho_i;
         }
     }

@@ -41,14 +41,28 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
     if (!atoms->v) return pk_fail(st, PK_ERR_ARG, "mdpd needs velocities of owned and ghost atoms");
     if (!atoms->tag) return pk_fail(st, PK_ERR_ARG, "mdpd needs atom IDs");
     if (!(step->dt > 0.0)) return pk_fail(st, PK_ERR_ARG, "timestep must be > 0");
+    if (m->pairs_inum != list->inum)
+        return pk_fail(st, PK_ERR_ARG, "pk_mdpd_forces called without pk_mdpd_density on this list");
 
     const int nlocal = atoms->nlocal;
     const size_t nall = (size_t)nlocal + (size_t)atoms->nghost;
     const int nthreads = pk_max_threads();
     const int want_e = out->want_energy, want_v = out->want_virial;
-    const int lucy = (m->kernel == PK_MDPD_LUCY);
+    const int tally_any = want_e || want_v || out->eatom || out->vatom;
+    const double energy_b = (m->kernel == PK_MDPD_LUCY) ? 0.5 : 0.25;
     const double dtinvsqrt = 1.0 / sqrt(step->dt);
+    const uint32_t seed = m->seed;
+    const uint64_t timestep = step->timestep;
+    const double *special = step->special;
     const int stride = m->ntypes + 1;
+    const double (*restrict x)[3] = atoms->x;
+    const double (*restrict v)[3] = atoms->v;
+    const int *restrict type = atoms->type;
+    const pk_tag *restrict tag = atoms->tag;
+    const size_t *restrict start = m->pair_start.data;
+    const int *restrict count = m->pair_count.data;
+    const int *restrict pj = m->pair_j.data;
+    const double *restrict pr = m->pair_r.data;
 
     if (pk_accum_begin(&m->f_acc, nthreads, &out->f[0][0], 3 * nall, st)) return st->code;
     if (out->eatom && pk_accum_begin(&m->eatom_acc, nthreads, out->eatom, nall, st)) return st->code;
@@ -64,55 +78,50 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
                          out->eatom ? pk_accum_slice(&m->eatom_acc, tid) : NULL,
                          out->vatom ? pk_accum_slice(&m->vatom_acc, tid) : NULL,
                          {0, 0, 0, 0, 0, 0, 0}};
+        double *restrict f = t.f;
 #pragma omp for schedule(static)
         for (int ii = 0; ii < list->inum; ii++) {
             const int i = list->ilist[ii];
-            const double *xi = atoms->x[i], *vi = atoms->v[i];
-            const int itype = atoms->type[i];
-            const pk_tag tag_i = atoms->tag[i];
-            const pk_mdpd_pair *prow = &m->pair[itype * stride];
-            const int *jlist = list->firstneigh[i];
-            const int jnum = list->numneigh[i];
+            const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+            const double vxi = v[i][0], vyi = v[i][1], vzi = v[i][2];
+            const pk_tag tag_i = tag[i];
+            const double rho_i = rho[i];
+            const pk_mdpd_pair *prow = &m->pair[type[i] * stride];
             double fi[3] = {0.0, 0.0, 0.0};
-            for (int jj = 0; jj < jnum; jj++) {
-                const int jraw = jlist[jj];
+            const size_t end = start[ii] + (size_t)count[ii];
+            for (size_t k = start[ii]; k < end; k++) {
+                const int jraw = pj[k];
                 const int j = pk_neigh_index(jraw);
-                const double dx = xi[0] - atoms->x[j][0];
-                const double dy = xi[1] - atoms->x[j][1];
-                const double dz = xi[2] - atoms->x[j][2];
-                const double rsq = dx * dx + dy * dy + dz * dz;
-                const pk_mdpd_pair *p = &prow[atoms->type[j]];
-                if (rsq >= p->rc * p->rc) continue;
-                const double r = sqrt(rsq);
-                if (r < PK_MDPD_RMIN) continue;
+                const double r = pr[k];
+                const pk_mdpd_pair *p = &prow[type[j]];
+                if (r >= p->rc || r < PK_MDPD_RMIN) continue;
+                const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
                 const double rinv = 1.0 / r;
-                const double factor = step->special ? step->special[pk_neigh_special(jraw)] : 1.0;
-                const double dot = dx * (vi[0] - atoms->v[j][0]) + dy * (vi[1] - atoms->v[j][1]) +
-                                   dz * (vi[2] - atoms->v[j][2]);
-                const double wc = 1.0 - r / p->rc;
-                const double wd = r < p->rd ? 1.0 - r / p->rd : 0.0;
-                const double rho_sum = rho[i] + rho[j];
+                const int sb = pk_neigh_special(jraw);
+                const double factor = (sb && special) ? special[sb] : 1.0;
+                const double dot = dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
+                const double wc = 1.0 - r * p->inv_rc;
+                const double wd = r < p->rd ? 1.0 - r * p->inv_rd : 0.0;
+                const double rho_sum = rho_i + rho[j];
                 double fpair = p->A * wc + p->B * rho_sum * wd - p->gamma * wc * wc * dot * rinv;
-                if (p->sigma > 0.0) {
-                    const double xi_ij =
-                        pk_mdpd_pair_gaussian(m->seed, step->timestep, tag_i, atoms->tag[j]);
-                    fpair += p->sigma * wc * xi_ij * dtinvsqrt;
-                }
+                if (p->sigma > 0.0)
+                    fpair += p->sigma * wc * dtinvsqrt *
+                             pk_mdpd_pair_gaussian(seed, timestep, tag_i, tag[j]);
                 fpair *= factor * rinv;
 
                 fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
                 if (newton || j < nlocal) {
-                    t.f[3 * j + 0] -= dx * fpair;
-                    t.f[3 * j + 1] -= dy * fpair;
-                    t.f[3 * j + 2] -= dz * fpair;
+                    f[3 * j + 0] -= dx * fpair;
+                    f[3 * j + 1] -= dy * fpair;
+                    f[3 * j + 2] -= dz * fpair;
                 }
-                if (want_e || want_v || t.eatom || t.vatom) {
-                    const double e_b = (lucy ? 0.5 : 0.25) * p->B * p->rd * rho_sum * wd * wd;
-                    const double e = factor * (0.5 * p->A * p->rc * wc * wc + e_b);
+                if (tally_any) {
+                    const double e = factor * (0.5 * p->A * p->rc * wc * wc +
+                                               energy_b * p->B * p->rd * rho_sum * wd * wd);
                     tally(&t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
                 }
             }
-            t.f[3 * i + 0] += fi[0]; t.f[3 * i + 1] += fi[1]; t.f[3 * i + 2] += fi[2];
+            f[3 * i + 0] += fi[0]; f[3 * i + 1] += fi[1]; f[3 * i + 2] += fi[2];
         }
         memcpy(&ev[7 * tid], t.ev, sizeof t.ev);
     }

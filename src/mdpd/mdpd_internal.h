@@ -8,8 +8,11 @@
 typedef struct {
     double A, B, gamma, rc, rd; /* user coefficients */
     double h;                   /* density-kernel cutoff: rd unless overridden */
-    double sigma;               /* sqrt(2 gamma kT), set by pk_mdpd_init */
     int set;
+    /* derived by pk_mdpd_init */
+    double sigma;               /* sqrt(2 gamma kT) */
+    double inv_rc, inv_rd, inv_h;
+    double cutsq;               /* max(rc, h)^2: pairs kept by the density pass */
 } pk_mdpd_pair;
 
 struct pk_mdpd {
@@ -19,6 +22,11 @@ struct pk_mdpd {
     pk_mdpd_kernel kernel;
     pk_mdpd_pair *pair;   /* (ntypes+1)^2, indexed [i*(ntypes+1)+j] with 1-based types */
     pk_accum rho_acc, f_acc, eatom_acc, vatom_acc;
+    /* Pairs within cutoff found by the density pass, reused by the force pass: for list
+     * entry ii, slots [pair_start[ii], pair_start[ii] + pair_count[ii]) hold the neighbour
+     * index as listed (special bits kept) and the distance. */
+    pk_buffer pair_start, pair_count, pair_j, pair_r;
+    int pairs_inum;             /* list length the cache was built for */
     pk_buffer ev;         /* per-thread energy + 6 virial terms */
 };
 

@@ -22,6 +22,10 @@ void pk_mdpd_destroy(pk_mdpd *m)
     pk_accum_free(&m->eatom_acc);
     pk_accum_free(&m->vatom_acc);
     pk_buffer_free(&m->ev);
+    pk_buffer_free(&m->pair_start);
+    pk_buffer_free(&m->pair_count);
+    pk_buffer_free(&m->pair_j);
+    pk_buffer_free(&m->pair_r);
     free(m->pair);
     free(m);
 }
@@ -58,7 +62,7 @@ pk_code pk_mdpd_coeff(pk_mdpd *m, int ilo, int ihi, int jlo, int jhi, double A, 
     int count = 0;
     for (int i = ilo; i <= ihi; i++) {
         for (int j = (jlo > i ? jlo : i); j <= jhi; j++) {
-            pk_mdpd_pair p = {A, B, gamma, rc, rd, rd, 0.0, 1};
+            pk_mdpd_pair p = {A, B, gamma, rc, rd, rd, 1, 0.0, 0.0, 0.0, 0.0, 0.0};
             m->pair[i * (m->ntypes + 1) + j] = p;
             m->pair[j * (m->ntypes + 1) + i] = p;
             count++;
@@ -85,6 +89,11 @@ pk_code pk_mdpd_init(pk_mdpd *m, pk_status *st)
             if (!p->set)
                 return pk_fail(st, PK_ERR_ARG, "coefficients for type pair %d %d are not set", i, j);
             p->sigma = sqrt(2.0 * p->gamma * m->kT);
+            p->inv_rc = 1.0 / p->rc;
+            p->inv_rd = 1.0 / p->rd;
+            p->inv_h = 1.0 / p->h;
+            const double cut = p->rc > p->h ? p->rc : p->h;
+            p->cutsq = cut * cut;
             m->pair[j * (m->ntypes + 1) + i] = *p;
         }
     }
@@ -113,5 +122,6 @@ int pk_mdpd_get_coeff(const pk_mdpd *m, int itype, int jtype, double *A, double 
 double pk_mdpd_memory_usage(const pk_mdpd *m)
 {
     return (double)(m->rho_acc.copies.bytes + m->f_acc.copies.bytes + m->eatom_acc.copies.bytes +
-                    m->vatom_acc.copies.bytes + m->ev.bytes);
+                    m->vatom_acc.copies.bytes + m->ev.bytes + m->pair_start.bytes +
+                    m->pair_count.bytes + m->pair_j.bytes + m->pair_r.bytes);
 }
