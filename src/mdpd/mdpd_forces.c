@@ -7,6 +7,8 @@
 
 /* Pairs closer than this are skipped, as in LAMMPS mdpd (r can be 0 in mDPD systems). */
 #define PK_MDPD_RMIN 1.0e-10
+/* Pair noise is drawn for this many cached pairs at a time, in a vectorised loop. */
+enum { NOISE_BATCH = 64 };
 
 typedef struct {
     double *f, *eatom, *vatom; /* this thread's accumulation targets (eatom/vatom may be NULL) */
@@ -51,8 +53,8 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
     const int tally_any = want_e || want_v || out->eatom || out->vatom;
     const double energy_b = (m->kernel == PK_MDPD_LUCY) ? 0.5 : 0.25;
     const double dtinvsqrt = 1.0 / sqrt(step->dt);
-    const uint32_t seed = m->seed;
-    const uint64_t timestep = step->timestep;
+    const uint32_t key = pk_mdpd_noise_key(m->seed, step->timestep);
+    const int noisy = m->noisy;
     const double *special = step->special;
     const int stride = m->ntypes + 1;
     const double (*restrict x)[3] = atoms->x;
@@ -89,36 +91,44 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
             const pk_mdpd_pair *prow = &m->pair[type[i] * stride];
             double fi[3] = {0.0, 0.0, 0.0};
             const size_t end = start[ii] + (size_t)count[ii];
-            for (size_t k = start[ii]; k < end; k++) {
-                const int jraw = pj[k];
-                const int j = pk_neigh_index(jraw);
-                const double r = pr[k];
-                const pk_mdpd_pair *p = &prow[type[j]];
-                if (r >= p->rc || r < PK_MDPD_RMIN) continue;
-                const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
-                const double rinv = 1.0 / r;
-                const int sb = pk_neigh_special(jraw);
-                const double factor = (sb && special) ? special[sb] : 1.0;
-                const double dot = dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
-                const double wc = 1.0 - r * p->inv_rc;
-                const double wd = r < p->rd ? 1.0 - r * p->inv_rd : 0.0;
-                const double rho_sum = rho_i + rho[j];
-                double fpair = p->A * wc + p->B * rho_sum * wd - p->gamma * wc * wc * dot * rinv;
-                if (p->sigma > 0.0)
-                    fpair += p->sigma * wc * dtinvsqrt *
-                             pk_mdpd_pair_gaussian(seed, timestep, tag_i, tag[j]);
-                fpair *= factor * rinv;
-
-                fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
-                if (newton || j < nlocal) {
-                    f[3 * j + 0] -= dx * fpair;
-                    f[3 * j + 1] -= dy * fpair;
-                    f[3 * j + 2] -= dz * fpair;
+            for (size_t k0 = start[ii]; k0 < end; k0 += NOISE_BATCH) {
+                const int n = end - k0 < NOISE_BATCH ? (int)(end - k0) : NOISE_BATCH;
+                double xi_batch[NOISE_BATCH];
+                if (noisy) {
+#pragma omp simd
+                    for (int q = 0; q < n; q++)
+                        xi_batch[q] = pk_mdpd_gaussian_keyed(key, tag_i, tag[pk_neigh_index(pj[k0 + q])]);
                 }
-                if (tally_any) {
-                    const double e = factor * (0.5 * p->A * p->rc * wc * wc +
-                                               energy_b * p->B * p->rd * rho_sum * wd * wd);
-                    tally(&t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
+                for (int q = 0; q < n; q++) {
+                    const int jraw = pj[k0 + q];
+                    const int j = pk_neigh_index(jraw);
+                    const double r = pr[k0 + q];
+                    const pk_mdpd_pair *p = &prow[type[j]];
+                    if (r >= p->rc || r < PK_MDPD_RMIN) continue;
+                    const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
+                    const double rinv = 1.0 / r;
+                    const int sb = pk_neigh_special(jraw);
+                    const double factor = (sb && special) ? special[sb] : 1.0;
+                    const double dot =
+                        dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
+                    const double wc = 1.0 - r * p->inv_rc;
+                    const double wd = r < p->rd ? 1.0 - r * p->inv_rd : 0.0;
+                    const double rho_sum = rho_i + rho[j];
+                    double fpair = p->A * wc + p->B * rho_sum * wd - p->gamma * wc * wc * dot * rinv;
+                    if (noisy) fpair += p->sigma * wc * dtinvsqrt * xi_batch[q];
+                    fpair *= factor * rinv;
+
+                    fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
+                    if (newton || j < nlocal) {
+                        f[3 * j + 0] -= dx * fpair;
+                        f[3 * j + 1] -= dy * fpair;
+                        f[3 * j + 2] -= dz * fpair;
+                    }
+                    if (tally_any) {
+                        const double e = factor * (0.5 * p->A * p->rc * wc * wc +
+                                                   energy_b * p->B * p->rd * rho_sum * wd * wd);
+                        tally(&t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
+                    }
                 }
             }
             f[3 * i + 0] += fi[0]; f[3 * i + 1] += fi[1]; f[3 * i + 2] += fi[2];

@@ -83,12 +83,14 @@ pk_code pk_mdpd_density_cutoff(pk_mdpd *m, int itype, int jtype, double h, pk_st
 
 pk_code pk_mdpd_init(pk_mdpd *m, pk_status *st)
 {
+    m->noisy = 0;
     for (int i = 1; i <= m->ntypes; i++) {
         for (int j = i; j <= m->ntypes; j++) {
             pk_mdpd_pair *p = &m->pair[i * (m->ntypes + 1) + j];
             if (!p->set)
                 return pk_fail(st, PK_ERR_ARG, "coefficients for type pair %d %d are not set", i, j);
             p->sigma = sqrt(2.0 * p->gamma * m->kT);
+            if (p->sigma > 0.0) m->noisy = 1;
             p->inv_rc = 1.0 / p->rc;
             p->inv_rd = 1.0 / p->rd;
             p->inv_h = 1.0 / p->h;

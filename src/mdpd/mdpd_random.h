@@ -1,44 +1,23 @@
 /* Pair-symmetric Gaussian random numbers for DPD noise.
  *
- * A counter-based generator (Philox-2x32-10, Salmon et al., SC'11) keyed by the user seed
- * and the timestep, with the two atom IDs in sorted order as the counter. The number for a
- * pair therefore depends only on (seed, step, {tag_i, tag_j}): the same on every rank and
- * thread, whatever the neighbour order or newton setting, so a pair seen from both sides
- * gets the same xi and F_ij = -F_ji holds exactly.
+ * A counter-based generator, Philox-2x32-10 (Salmon, Moraes, Dror & Shaw, SC'11), with the
+ * two atom IDs in sorted order as the counter and a key made from the seed and the
+ * timestep. The number for a pair therefore depends only on (seed, step, {tag_i, tag_j}):
+ * the same on every rank and thread, whatever the neighbour order or newton setting, so a
+ * pair seen from both sides gets the same xi and F_ij = -F_ji holds exactly.
  *
  * Box-Muller turns the two 32-bit words into one normal deviate. u1 >= 2^-32 bounds |xi|
- * by sqrt(64 ln 2) = 6.66, a tail of probability 3e-11 per draw. Inline: it is called once
- * per pair in the force loop. */
+ * by sqrt(64 ln 2) = 6.66, a tail of probability 3e-11 per draw. Everything here is
+ * branch-free straight-line arithmetic so that the batch loop vectorises. */
 #ifndef PK_MDPD_RANDOM_H
 #define PK_MDPD_RANDOM_H
 
 #include <math.h>
 #include <stdint.h>
-#include <Random123/philox.h>
+#include <string.h>
 
 #include "pk_math.h"
 #include "pk_views.h"
-
-/* cos(2 pi u) for u in [0, 1): fold to x in [0, pi/4] and use Taylor series to x^16
- * (truncation < 2e-16 there); cheaper than libm's general range reduction. */
-static inline double pk_cos_two_pi(double u)
-{
-    double t = fabs(u - 0.5);             /* cos(2 pi u) = -cos(2 pi t), t in [0, 0.5] */
-    double sign = -1.0;
-    if (t > 0.25) { t = 0.5 - t; sign = 1.0; }   /* cos(2 pi t) = -cos(2 pi (0.5 - t)) */
-    const int use_sin = t > 0.125;        /* cos(x) = sin(pi/2 - x) */
-    if (use_sin) t = 0.25 - t;
-    const double x = PK_TWO_PI * t, x2 = x * x;
-    double r;
-    if (use_sin)
-        r = x * (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 +
-                 x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800.0 + x2 * (-1.0 / 1307674368000.0))))))));
-    else
-        r = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 +
-                 x2 * (-1.0 / 3628800 + x2 * (1.0 / 479001600.0 + x2 * (-1.0 / 87178291200.0 +
-                 x2 * (1.0 / 20922789888000.0))))))));
-    return sign * r;
-}
 
 /* Bijective 32-bit mixer (the MurmurHash3 finaliser); fmix32(0) = 0. */
 static inline uint32_t pk_fmix32(uint32_t h)
@@ -51,20 +30,96 @@ static inline uint32_t pk_fmix32(uint32_t h)
     return h;
 }
 
+/* Philox-2x32 has a 32-bit key: step XOR a hash of the seed, so within a run every step has
+ * its own key, and two seeds share a key only for steps ~2^31 apart on average. */
+static inline uint32_t pk_mdpd_noise_key(uint32_t seed, uint64_t timestep)
+{
+    return pk_fmix32(seed) ^ (uint32_t)timestep ^ pk_fmix32((uint32_t)(timestep >> 32));
+}
+
+/* Philox-2x32-10: ten rounds of (L, R) -> (hi(M L) ^ k ^ R, lo(M L)), k += W between rounds. */
+static inline void pk_philox2x32_10(uint32_t *c0, uint32_t *c1, uint32_t key)
+{
+    uint32_t l = *c0, r = *c1;
+#pragma GCC unroll 10
+    for (int round = 0; round < 10; round++) {
+        const uint64_t p = (uint64_t)0xD256D193u * l;
+        const uint32_t hi = (uint32_t)(p >> 32), lo = (uint32_t)p;
+        l = hi ^ key ^ r;
+        r = lo;
+        key += 0x9E3779B9u;
+    }
+    *c0 = l;
+    *c1 = r;
+}
+
+/* Exact conversion of an integer below 2^52 to double through the bits of 2^52 + n: plain
+ * 64-bit integer and FP arithmetic, which vectorises where int-to-double conversions of
+ * unsigned or 64-bit lanes do not (AVX2). */
+static inline double pk_small_uint_to_double(uint64_t n)
+{
+    const uint64_t bits = UINT64_C(0x4330000000000000) | n;
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d - 4503599627370496.0;
+}
+
+/* ln(x) for normal x > 0: x = 2^e m with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s) with
+ * s = (m-1)/(m+1), |s| <= 0.172, summed to s^23 (truncation < 1e-18 relative). */
+static inline double pk_log_normal(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    double e = pk_small_uint_to_double(bits >> 52) - 1023.0;
+    uint64_t mbits = (bits & UINT64_C(0x000FFFFFFFFFFFFF)) | UINT64_C(0x3FF0000000000000);
+    double m;
+    memcpy(&m, &mbits, sizeof m);
+    const int big = m > 1.4142135623730951;
+    m = big ? 0.5 * m : m;
+    e += big ? 1.0 : 0.0;
+    const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
+    double poly = 1.0 / 23;
+#pragma GCC unroll 11
+    for (int k = 21; k >= 1; k -= 2) poly = 1.0 / k + s2 * poly;
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    return e * ln2_hi + (e * ln2_lo + 2.0 * s * poly);
+}
+
+/* cos(2 pi u) for u in [0, 1): fold to x = 2 pi t with t in [0, 1/8] and Taylor series to
+ * x^16 (truncation < 2e-16 there). */
+static inline double pk_cos_two_pi(double u)
+{
+    double t = fabs(u - 0.5);                 /* cos(2 pi u) = -cos(2 pi t), t in [0, 1/2] */
+    const int far = t > 0.25;                 /* cos(2 pi t) = -cos(2 pi (1/2 - t)) */
+    t = far ? 0.5 - t : t;
+    const double sign = far ? 1.0 : -1.0;
+    const int use_sin = t > 0.125;            /* cos(x) = sin(pi/2 - x) */
+    t = use_sin ? 0.25 - t : t;
+    const double x = PK_TWO_PI * t, x2 = x * x;
+    const double s = x * (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 +
+                     x2 * (1.0 / 362880 + x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800.0 +
+                     x2 * (-1.0 / 1307674368000.0))))))));
+    const double c = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 +
+                     x2 * (-1.0 / 3628800 + x2 * (1.0 / 479001600.0 + x2 * (-1.0 / 87178291200.0 +
+                     x2 * (1.0 / 20922789888000.0))))))));
+    return sign * (use_sin ? s : c);
+}
+
+static inline double pk_mdpd_gaussian_keyed(uint32_t key, pk_tag tag_i, pk_tag tag_j)
+{
+    const uint32_t a = (uint32_t)tag_i, b = (uint32_t)tag_j;
+    uint32_t c0 = a < b ? a : b, c1 = a < b ? b : a;
+    pk_philox2x32_10(&c0, &c1, key);
+    const double u1 = (pk_small_uint_to_double(c0) + 1.0) * 0x1.0p-32;   /* (0, 1] */
+    const double u2 = pk_small_uint_to_double(c1) * 0x1.0p-32;           /* [0, 1) */
+    return sqrt(-2.0 * pk_log_normal(u1)) * pk_cos_two_pi(u2);
+}
+
+/* The unit Gaussian shared by the pair {tag_i, tag_j} at this step. */
 static inline double pk_mdpd_pair_gaussian(uint32_t seed, uint64_t timestep, pk_tag tag_i,
                                            pk_tag tag_j)
 {
-    uint32_t a = (uint32_t)tag_i, b = (uint32_t)tag_j;
-    if (a > b) { uint32_t t = a; a = b; b = t; }
-    /* Philox-2x32 has a 32-bit key: step XOR a hash of the seed, so within a run every step
-     * has its own key, and two seeds share a key only for steps ~2^31 apart on average. */
-    philox2x32_ctr_t ctr = {{a, b}};
-    philox2x32_key_t key = {{pk_fmix32(seed) ^ (uint32_t)timestep ^
-                             pk_fmix32((uint32_t)(timestep >> 32))}};
-    philox2x32_ctr_t r = philox2x32(ctr, key);
-    const double u1 = ((double)r.v[0] + 1.0) * 0x1.0p-32;   /* (0, 1] */
-    const double u2 = (double)r.v[1] * 0x1.0p-32;          /* [0, 1) */
-    return sqrt(-2.0 * log(u1)) * pk_cos_two_pi(u2);
+    return pk_mdpd_gaussian_keyed(pk_mdpd_noise_key(seed, timestep), tag_i, tag_j);
 }
 
 #endif

@@ -2,6 +2,8 @@
  * random force on a pair is equal and opposite whichever atom lists the other. */
 #include <string.h>
 
+#include <Random123/philox.h>
+
 #include "mdpd.h"
 #include "mdpd_random.h"
 #include "pk_test.h"
@@ -83,8 +85,39 @@ static void test_cos_two_pi(void)
     printf("cos(2 pi u): max abs error vs libm %.3g\n", worst);
 }
 
+/* Our Philox-2x32-10 against the Random123 reference implementation. */
+static void test_philox_matches_random123(void)
+{
+    uint32_t state = 12345u;
+    int same = 1;
+    for (int k = 0; k < 100000; k++) {
+        state = state * 1664525u + 1013904223u;
+        uint32_t a = state, b = state * 69069u + 1u, key = state ^ 0xA5A5A5A5u;
+        philox2x32_ctr_t ref = philox2x32_R(10, ((philox2x32_ctr_t){{a, b}}), ((philox2x32_key_t){{key}}));
+        pk_philox2x32_10(&a, &b, key);
+        if (a != ref.v[0] || b != ref.v[1]) same = 0;
+    }
+    PK_CHECK(same, "pk_philox2x32_10 differs from Random123 philox2x32_R(10, ...)");
+}
+
+/* The in-house log against libm over the range Box-Muller uses, (2^-32, 1]. */
+static void test_log(void)
+{
+    double worst = 0.0;
+    for (int k = 0; k <= 1000000; k++) {
+        double x = exp2(-32.0 * k / 1000000.0) * (1.0 - 1e-7 * (k % 7));
+        double want = log(x);
+        double err = fabs(pk_log_normal(x) - want) / fmax(fabs(want), 1e-300);
+        if (want != 0.0 && err > worst) worst = err;
+    }
+    PK_CHECK(worst < 1e-15, "max relative |pk_log_normal - log| = %g", worst);
+    printf("log: max relative error vs libm %.3g\n", worst);
+}
+
 int main(void)
 {
+    test_philox_matches_random123();
+    test_log();
     test_cos_two_pi();
     test_symmetric_and_keyed();
     test_unit_gaussian();
