@@ -1,0 +1,103 @@
+/* One step of amoeba/pk: the kernels in order, with the communication between them. */
+#include <string.h>
+
+#include "amoeba_internal.h"
+
+void pk_amoeba_state_free(pk_amoeba_state *state)
+{
+    pk_amoeba_work_free(&state->work);
+    pk_amoeba_induce_work_free(&state->induce);
+    pk_buffer_free(&state->rpole);
+    pk_buffer_free(&state->torque);
+    pk_buffer_free(&state->u);
+}
+
+double pk_amoeba_state_bytes(const pk_amoeba_state *state)
+{
+    const pk_amoeba_induce_work *w = &state->induce;
+    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u, &w->field, &w->udir,
+                            &w->rsd, &w->zrsd, &w->conj, &w->vec, &w->poli, &w->pairs,
+                            &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts,
+                            &w->acc.copies};
+    double bytes = pk_amoeba_work_bytes(&state->work);
+    for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
+    return bytes;
+}
+
+static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+                    const pk_amoeba_list *nl, const pk_amoeba_comm *comm, pk_amoeba_terms terms,
+                    pk_amoeba_state *state, pk_out *out, pk_status *st)
+{
+    const size_t nall = (size_t)a->nlocal + (size_t)a->nghost;
+    pk_code rc;
+    state->energy[0] = state->energy[1] = state->energy[2] = 0.0;
+    state->steps++;
+
+    if (terms.hal) {
+        out->energy = 0.0;
+        pk_timer_start(&state->t_hal);
+        rc = pk_amoeba_hal(m, a, s, nl, &state->work, out, st);
+        pk_timer_stop(&state->t_hal);
+        if (rc) return rc;
+        state->energy[0] = out->energy;
+    }
+    if (!terms.mpole && !terms.polar) return PK_OK;
+
+    if (pk_buffer_reserve(&state->rpole, nall * 13, sizeof(double), st) ||
+        pk_buffer_reserve(&state->torque, nall * 3, sizeof(double), st) ||
+        pk_buffer_reserve(&state->u, nall * 6, sizeof(double), st))
+        return st->code;
+    double (*rpole)[13] = state->rpole.data;
+    double (*torque)[3] = state->torque.data;
+    double (*u)[6] = state->u.data;
+
+    pk_timer_start(&state->t_mpole);
+    rc = pk_amoeba_rotate(m, a, s, rpole, st);
+    if (!rc) comm->forward(comm->ctx, &rpole[0][0], 13);
+    memset(torque, 0, nall * sizeof *torque);
+    out->energy = 0.0;
+    if (!rc && terms.mpole)
+        rc = pk_amoeba_mpole(m, a, nl, (const double (*)[13])rpole, torque, &state->work, out, st);
+    state->energy[1] = out->energy;
+    pk_timer_stop(&state->t_mpole);
+    if (rc) return rc;
+
+    if (terms.polar) {
+        pk_timer_start(&state->t_induce);
+        rc = pk_amoeba_induce(m, a, s, nl, (const double (*)[13])rpole, comm, u, &state->induce,
+                              &state->last, st);
+        pk_timer_stop(&state->t_induce);
+        if (rc) return rc;
+        state->pcg_iterations += state->last.iterations;
+        if (state->last.iterations > state->pcg_max) state->pcg_max = state->last.iterations;
+        if (!state->last.converged) state->unconverged++;
+
+        pk_timer_start(&state->t_polar);
+        out->energy = 0.0;
+        pk_amoeba_polar_energy(m, a, s, (const double (*)[6])u, &state->induce, out);
+        state->energy[2] = out->energy;
+        rc = pk_amoeba_polar_forces(m, a, s, nl, (const double (*)[13])rpole, (const double (*)[6])u,
+                                    torque, &state->work, out, st);
+        pk_timer_stop(&state->t_polar);
+        if (rc) return rc;
+    }
+
+    /* torques of both terms: onto the owners, then onto the frame atoms */
+    pk_timer_start(&state->t_mpole);
+    comm->reverse(comm->ctx, &torque[0][0], 3);
+    rc = pk_amoeba_torque_forces(m, a, s, (const double (*)[3])torque, &state->work, out, st);
+    pk_timer_stop(&state->t_mpole);
+    return rc;
+}
+
+pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+                          const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
+                          pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,
+                          pk_status *st)
+{
+    /* each term's energy is collected from zero, then added to the caller's total */
+    const double e_in = out->energy;
+    pk_code rc = step(m, a, s, nl, comm, terms, state, out, st);
+    out->energy = e_in + state->energy[0] + state->energy[1] + state->energy[2];
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* Internal declarations shared by the amoeba/pk sources. */
+#ifndef AMOEBA_INTERNAL_H
+#define AMOEBA_INTERNAL_H
+
+#include "amoeba_text.h"
+#include "pk_amoeba.h"
+
+/* Bohr radius in Angstrom (the value LAMMPS amoeba uses to convert multipoles). */
+#define AMOEBA_BOHR 0.52917721067
+
+/* Defaults for a model before any file is read (Tinker/LAMMPS defaults). */
+void amoeba_model_defaults(pk_amoeba_model *m);
+/* Allocate the per-type and per-class arrays (zeroed). */
+pk_code amoeba_model_alloc(pk_amoeba_model *m, int ntypes, int nclasses, pk_status *st);
+/* A "vdwpr" record: the R_min and epsilon of one class pair. */
+typedef struct {
+    int c1, c2;
+    double r, eps;
+} amoeba_vdwpr;
+/* Fill the mixed HAL table from the per-class values, rules and vdwpr overrides. */
+void amoeba_model_mix(pk_amoeba_model *m, const amoeba_vdwpr *pr, int npr);
+
+pk_code amoeba_read_prm(pk_amoeba_model *m, const char *path, pk_status *st);
+pk_code amoeba_read_key(pk_amoeba_model *m, const char *path, pk_status *st);
+
+/* 5th-order taper S(r) = sum c_k r^k between cut (S=1) and off (S=0), LAMMPS choose(). */
+typedef struct {
+    double cut, off, cut2, off2;
+    double c[6];
+} amoeba_taper;
+void amoeba_taper_init(amoeba_taper *tp, double cut, double off);
+
+/* Per-thread partial sums (energy + 6 virial) in w->partial: nthreads * 8 doubles. */
+pk_code amoeba_partials_begin(pk_amoeba_work *w, int nthreads, pk_status *st);
+double *amoeba_partials_slice(pk_amoeba_work *w, int tid);
+/* Sum the per-thread partials in thread order into out. */
+void amoeba_partials_reduce(pk_amoeba_work *w, int nthreads, pk_out *out);
+
+/* Thole damping factors l3, l5, l7, l9 of a pair of types at distance r (amoeba_induce.c). */
+void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4]);
+
+/* Moments of a site: charge, dipole, quadrupole (row-major 3x3, /3 convention). */
+typedef struct {
+    double c, d[3];
+    const double *q;
+} amoeba_site;
+
+static inline amoeba_site amoeba_site_of(const double *pole)
+{
+    amoeba_site s = {pole[0], {pole[1], pole[2], pole[3]}, pole + 4};
+    return s;
+}
+
+/* Multipole pair interaction (amoeba_mpole.c): returns the energy; frc is the force on k
+ * (minus that on i), ti/tk the torques; b[n] the radial kernels B_0..B_5. */
+double amoeba_mpole_pair(const amoeba_site *si, const amoeba_site *sk, const double r[3],
+                         const double b[6], double frc[3], double ti[3], double tk[3]);
+
+#endif

@@ -1,0 +1,21 @@
+/* Model readers of deepmd/pk: a DeePMD-kit model dict, held as a libyaml document whatever
+ * the file format, is turned into a dp_model by dp_model_build. */
+#ifndef PK_DEEPMD_DOC_H
+#define PK_DEEPMD_DOC_H
+
+#include <stddef.h>
+#include <yaml.h>
+
+#include "deepmd_internal.h"
+
+/* Loads the array called `name` (a .dp dataset) with nd dimensions into *out (malloc'd);
+ * dims[k] > 0 must match, dims[k] <= 0 are filled in. Returns PK_OK, or a code with `why`
+ * filled. */
+typedef pk_code (*dp_array_fn)(void *ctx, const char *name, int nd, int *dims, double **out,
+                           char *why, size_t whylen);
+
+/* has_lines: the document's marks are file lines (YAML), so errors cite them. */
+pk_code dp_model_build(dp_model *m, yaml_document_t *doc, const char *file, int has_lines,
+                       dp_array_fn arrays, void *actx, pk_status *st);
+
+#endif

@@ -1,0 +1,206 @@
+/* Private state of the deepmd/pk core, shared by its source files. */
+#ifndef PK_DEEPMD_INTERNAL_H
+#define PK_DEEPMD_INTERNAL_H
+
+#include "deepmd.h"
+#include "pk_threads.h"
+#include "pk_workspace.h"
+
+/* ---- networks (deepmd_net.c) ------------------------------------------------------------ */
+
+typedef enum { DP_ACT_NONE, DP_ACT_TANH, DP_ACT_RELU, DP_ACT_RELU6, DP_ACT_SOFTPLUS,
+               DP_ACT_SIGMOID } dp_act;
+
+/* y = act(x W + b) [* idt] [+ x if nout == nin, + (x, x) if nout == 2 nin, when resnet]. */
+typedef struct {
+    int nin, nout;
+    dp_act act;
+    int resnet;
+    double *w;     /* nin x nout, row-major (DeePMD-kit's layout) */
+    double *wt;    /* its transpose, nout x nin: the backward pass reads it contiguously */
+    double *b;     /* nout, or NULL */
+    double *idt;   /* nout, or NULL */
+} dp_layer;
+
+typedef struct {
+    int nlayer, nin, nout;
+    int width;     /* widest layer (input included): scratch size unit */
+    dp_layer *layer;
+} dp_net;
+
+/* Embedding net of one scalar input: y = G(s), and dy = G'(s), d2y = G''(s) when not
+ * NULL. scratch holds 6 * width doubles. */
+void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d2y,
+                   double *scratch);
+/* Fitting net on nb inputs x (nb x nin): y[b] (first output) and, if grad is not NULL,
+ * grad (nb x nin) = dy/dx. scratch holds dp_net_fit_scratch(net, nb) doubles. */
+void dp_net_fit(const dp_net *net, int nb, const double *x, double *y, double *grad,
+                double *scratch);
+size_t dp_net_fit_scratch(const dp_net *net, int nb);
+void dp_net_free(dp_net *net);
+
+/* ---- model (deepmd_model.c, deepmd_dp.c) ----------------------------------------------- */
+
+typedef struct {
+    int ntypes;
+    char **type_map;
+    double rcut, rcut_smth, protection;
+    int *sel;          /* ntypes */
+    int *sec;          /* ntypes + 1: first slot of each neighbour type */
+    int nnei;          /* sum(sel) */
+    int ng, axis;      /* last embedding width, axis_neuron */
+    int one_side;      /* type_one_side */
+    unsigned char *excl;    /* ntypes x ntypes: descriptor pair exclusion (symmetric) */
+    double *davg, *dstd;    /* ntypes x nnei x 4 */
+    int nemb;
+    dp_net *emb;       /* ntypes (one side) or ntypes^2 indexed ti + ntypes * tj */
+    dp_net *fit;       /* ntypes */
+    double *bias;      /* bias_atom_e + out_bias, ntypes */
+} dp_model;
+
+pk_code dp_model_read_yaml(dp_model *m, const char *path, pk_status *st);
+/* .dp (HDF5); PK_ERR_UNSUPPORTED when built without HDF5 (deepmd_dp.c). */
+pk_code dp_model_read_dp(dp_model *m, const char *path, pk_status *st);
+void dp_model_free(dp_model *m);
+
+/* Embedding net of a (centre type, neighbour type) pair. */
+static inline int dp_emb_index(const dp_model *m, int ti, int tj)
+{
+    return m->one_side ? tj : ti + m->ntypes * tj;
+}
+static inline const dp_net *dp_emb_of(const dp_model *m, int ti, int tj)
+{
+    return &m->emb[dp_emb_index(m, ti, tj)];
+}
+
+/* ---- tables (deepmd_table.c) ------------------------------------------------------------ */
+
+/* Quintic pieces of one embedding net over [s0, s1) with step h, then [s1, s2) with step
+ * 10h; coef[(interval * ng + m) * 6 + p] multiplies (s - node)^p. */
+typedef struct {
+    double s0, s1, s2, h0, h1;
+    int n0, n1;        /* intervals in each range */
+    double *coef;
+} dp_table;
+
+typedef struct {
+    dp_table *tab;     /* one per embedding net */
+    /* pad[pad_off[ti * ntypes + tj] + n * 4 * ng + d * ng + m], n = 0..sel[tj]: sum over
+     * the slots k >= n of block tj of R^_k[d] G_m(s_k) when they are padding (centre ti). */
+    double *pad;
+    size_t *pad_off;
+    size_t bytes;
+} dp_tables;
+
+pk_code dp_tables_build(dp_tables *t, const dp_model *m, const pk_deepmd_options *o,
+                        pk_status *st);
+void dp_tables_free(dp_tables *t, const dp_model *m);
+
+/* The piece holding s: *c = its ng x 6 coefficients, *dt = s - its node. Returns 0 when s
+ * lies beyond the table (or is NaN). */
+static inline int dp_table_locate(const dp_table *t, double s, int ng, const double **c,
+                                  double *dt)
+{
+    int k;
+    double base;
+    if (s < t->s1) {
+        k = (int)((s - t->s0) / t->h0);
+        if (k < 0) k = 0;                 /* round-off below the padding value */
+        if (k >= t->n0) k = t->n0 - 1;
+        base = t->s0 + k * t->h0;
+    } else {
+        if (!(s <= t->s2)) return 0;
+        int k1 = (int)((s - t->s1) / t->h1);
+        if (k1 >= t->n1) k1 = t->n1 - 1;
+        base = t->s1 + k1 * t->h1;
+        k = t->n0 + k1;
+    }
+    *c = t->coef + (size_t)k * ng * 6;
+    *dt = s - base;
+    return 1;
+}
+
+/* ---- environment (deepmd_env.c) --------------------------------------------------------- */
+
+/* One real neighbour in a slot. */
+typedef struct {
+    int j;             /* atom index (owned or ghost) */
+    int type;          /* model type */
+    int slot;          /* k in [0, nnei) */
+    double r, d[3];    /* distance and x_j - x_i */
+} dp_nbr;
+
+/* Centres per batch of the tabulated kernel: their fitting nets run together, so each
+ * row of the fitting weights is loaded once per batch (the fitting is memory-bound). */
+enum { DP_BLOCK = 16 };
+
+/* Scratch of one chunk of the list (one per thread), sized before the parallel region. */
+typedef struct {
+    pk_buffer cand;    /* candidates: dp_nbr, max numneigh */
+    pk_buffer nbr;     /* slotted neighbours: dp_nbr, DP_BLOCK x sum(sel) */
+    pk_buffer work;    /* kernel scratch, doubles */
+    int *nreal;        /* DP_BLOCK x ntypes: real neighbours per type (after truncation) */
+    int *maxseen;      /* ntypes: largest count seen before truncation */
+    long overflow;     /* centres with overflow */
+    int err_ii;        /* first failing list index, or -1 */
+    double e, vir[9];  /* sums of this thread */
+    pk_status st;
+} dp_thread;
+
+/* Sort the neighbours of centre i into slots. Fills nbr (real neighbours, in slot order),
+ * nreal[t] per type; returns the count. Updates overflow statistics in th. */
+int dp_env_gather(const dp_model *m, const int *mtype, const double (*x)[3], int i,
+                  const int *jlist, int jnum, dp_nbr *nbr, int *nreal, dp_thread *th);
+/* Row R (4) of a neighbour and, if dR is not NULL, dR[d][b] = dR_d / d(x_j - x_i)_b. */
+void dp_env_row(const dp_model *m, const dp_nbr *n, double R[4], double dR[4][3]);
+
+/* ---- kernels (deepmd_fit.c, deepmd_exact.c, deepmd_fused.c) ---------------------------- */
+
+typedef struct {
+    double *f;         /* 3 x nall: this thread's slice */
+    double *v9;        /* 9 x nall or NULL */
+    double e, vir[9];  /* this thread's sums */
+} dp_sink;
+
+/* For nb centres of type ti with T (nb x 4 x ng, already divided by sum(sel)): energies
+ * e (biases included) and dE/dT (nb x 4 x ng). scratch: dp_fit_scratch(m, nb) doubles. */
+void dp_fit_atoms(const dp_model *m, int ti, int nb, const double *T, double *e,
+                  double *dEdT, double *scratch);
+size_t dp_fit_scratch(const dp_model *m, int nb);
+
+/* Scatter the force from dE/dR (raw row) of one neighbour of centre i into the sink. */
+void dp_env_scatter(const dp_model *m, const dp_nbr *n, int i, const double g[4], dp_sink *sk);
+
+/* Energy of centre i (type ti) with its slotted neighbours; forces into sk. work holds
+ * dp_exact_scratch doubles. */
+size_t dp_exact_scratch(const dp_model *m);
+double dp_exact_atom(const dp_model *m, int i, int ti, const dp_nbr *nbr, int nn,
+                     const int *nreal, double *work, dp_sink *sk);
+
+/* Tabulated kernel in two halves around a batched fitting: T (4 x ng) of centre i from
+ * the tables, PK_ERR_RANGE (st filled, tag may be NULL) when a neighbour lies beyond them;
+ * then the forces from dE/dT. */
+pk_code dp_fused_forward(const dp_model *m, const dp_tables *tb, int i, int ti,
+                         const dp_nbr *nbr, int nn, const int *nreal, const pk_tag *tag,
+                         double *T, pk_status *st);
+void dp_fused_backward(const dp_model *m, const dp_tables *tb, int i, int ti,
+                       const dp_nbr *nbr, int nn, const double *dEdT, dp_sink *sk);
+
+/* ---- handle (deepmd.c) ------------------------------------------------------------------ */
+
+struct pk_deepmd {
+    dp_model m;
+    pk_deepmd_options opt;
+    dp_tables tab;
+    int nlmp;
+    int *lmp2model;    /* nlmp + 1, indexed by LAMMPS type */
+    pk_buffer mtype;   /* model type of every atom (owned + ghost), -1 if not handled */
+    int nthreads;
+    dp_thread *th;
+    pk_accum facc, vacc;
+    pk_buffer v9;      /* per-atom 3x3 virials of one call, then added to the outputs */
+    long overflow;
+    int *maxseen;
+};
+
+#endif

@@ -1,0 +1,160 @@
+/* Tabulated embedding nets (the "compressed model" of DeePMD-kit; Guo et al., PPoPP'22).
+ *
+ * Each net G(s) is replaced on [s0, s2) by quintic Hermite pieces: on an interval of width
+ * h starting at node x0, with y, y', y'' known at both ends (from forward-mode derivatives
+ * of the net), p(t) = sum_p c_p t^p, t = s - x0, with
+ *   c0 = y0, c1 = y0', c2 = y0''/2, and with D0 = y1 - y0 - y0' h - y0'' h^2/2,
+ *   D1 = y1' - y0' - y0'' h, D2 = y1'' - y0'':
+ *   c3 h^3 = 10 D0 - 4 h D1 + h^2 D2/2
+ *   c4 h^4 = -15 D0 + 7 h D1 - h^2 D2
+ *   c5 h^5 = 6 D0 - 3 h D1 + h^2 D2/2
+ * (the solution of p(h) = y1, p'(h) = y1', p''(h) = y1''), so G is C2 across nodes.
+ *
+ * Range: s0 is one step below the lowest padding value -davg/dstd (s at r >= rcut); the
+ * fine range [s0, s1) of step h reaches s(table_rmin); the coarse range [s1, s2) of step
+ * 10h extends it to s0 + table_extrapolate (s1 - s0). The padding slots are summed once
+ * here: pad[ti][tj][n] = sum over slots k >= n of block tj of R^_k (x) G(s_k). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deepmd_internal.h"
+
+/* Lowest padding value and highest s(rmin) over the centre types that use net e. */
+static void s_range(const dp_model *m, int e, double rmin, double *lo, double *hi)
+{
+    const int nt = m->ntypes, tj = m->one_side ? e : e / nt;
+    dp_nbr n = {.r = rmin, .d = {rmin, 0, 0}};
+    double R[4];
+    dp_env_row(m, &n, R, NULL);
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int ti = 0; ti < nt; ti++) {
+        if (!m->one_side && ti != e % nt) continue;
+        for (int k = m->sec[tj]; k < m->sec[tj + 1]; k++) {
+            double a = m->davg[((size_t)ti * m->nnei + k) * 4];
+            double s = m->dstd[((size_t)ti * m->nnei + k) * 4];
+            double pad = -a / s, top = (R[0] - a) / s;
+            if (pad < *lo) *lo = pad;
+            if (top > *hi) *hi = top;
+        }
+    }
+}
+
+static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, double hi,
+                         const pk_deepmd_options *o, pk_status *st)
+{
+    t->h0 = o->table_step;
+    t->h1 = 10.0 * o->table_step;
+    t->s0 = lo - t->h0;
+    double n0 = ceil((hi - t->s0) / t->h0);
+    if (!(n0 >= 1) || n0 > 1e8)
+        return pk_fail(st, PK_ERR_ARG, "deepmd/pk: table range [%g, %g] with table_step %g "
+                       "is not usable", lo, hi, t->h0);
+    t->n0 = (int)n0;
+    t->s1 = t->s0 + t->n0 * t->h0;
+    t->n1 = (int)ceil((o->table_extrapolate - 1.0) * (t->s1 - t->s0) / t->h1);
+    if (t->n1 < 1) t->n1 = 1;
+    t->s2 = t->s1 + t->n1 * t->h1;
+    const int nint = t->n0 + t->n1;
+    t->coef = malloc(sizeof(double) * (size_t)nint * ng * 6);
+    double *y = malloc(sizeof(double) * 6 * ((size_t)ng + net->width));
+    if (!t->coef || !y) {
+        free(y);
+        return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: cannot allocate the tables (%d "
+                       "intervals of %d outputs)", nint, ng);
+    }
+    double *y0 = y, *d0 = y0 + ng, *s0 = d0 + ng, *y1 = s0 + ng, *d1 = y1 + ng, *s1 = d1 + ng;
+    double *scr = s1 + ng;
+    dp_net_scalar(net, t->s0, y0, d0, s0, scr);
+    for (int k = 0; k < nint; k++) {
+        double h = k < t->n0 ? t->h0 : t->h1;
+        double x1 = k < t->n0 ? t->s0 + (k + 1) * t->h0 : t->s1 + (k + 1 - t->n0) * t->h1;
+        dp_net_scalar(net, x1, y1, d1, s1, scr);
+        double *c = t->coef + (size_t)k * ng * 6;
+        for (int m = 0; m < ng; m++, c += 6) {
+            double D0 = y1[m] - y0[m] - d0[m] * h - 0.5 * s0[m] * h * h;
+            double D1 = d1[m] - d0[m] - s0[m] * h;
+            double D2 = s1[m] - s0[m];
+            double h2 = h * h, h3 = h2 * h;
+            c[0] = y0[m];
+            c[1] = d0[m];
+            c[2] = 0.5 * s0[m];
+            c[3] = (10.0 * D0 - 4.0 * h * D1 + 0.5 * h2 * D2) / h3;
+            c[4] = (-15.0 * D0 + 7.0 * h * D1 - h2 * D2) / (h3 * h);
+            c[5] = (6.0 * D0 - 3.0 * h * D1 + 0.5 * h2 * D2) / (h3 * h2);
+        }
+        memcpy(y0, y1, sizeof(double) * 3 * ng);  /* y1, d1, s1 follow y0, d0, s0 */
+    }
+    free(y);
+    return PK_OK;
+}
+
+static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
+{
+    const int nt = m->ntypes, ng = m->ng;
+    size_t total = 0;
+    tb->pad_off = malloc(sizeof(size_t) * nt * nt);
+    if (!tb->pad_off) return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+    for (int ti = 0; ti < nt; ti++)
+        for (int tj = 0; tj < nt; tj++) {
+            tb->pad_off[ti * nt + tj] = total;
+            total += ((size_t)m->sel[tj] + 1) * 4 * ng;
+        }
+    int width = 0;
+    for (int e = 0; e < m->nemb; e++)
+        if (m->emb[e].width > width) width = m->emb[e].width;
+    tb->pad = calloc(total, sizeof(double));
+    double *G = malloc(sizeof(double) * ((size_t)ng + 6 * width));
+    if (!tb->pad || !G) {
+        free(G);
+        return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory for padding sums");
+    }
+    tb->bytes += total * sizeof(double);
+    for (int ti = 0; ti < nt; ti++)
+        for (int tj = 0; tj < nt; tj++) {
+            double *P = tb->pad + tb->pad_off[ti * nt + tj];
+            const dp_net *net = dp_emb_of(m, ti, tj);
+            double slast = NAN;
+            /* Suffix sums from the last slot down; G re-evaluated only when s changes. */
+            for (int n = m->sel[tj] - 1; n >= 0; n--) {
+                const int k = m->sec[tj] + n;
+                const double *a = m->davg + ((size_t)ti * m->nnei + k) * 4;
+                const double *s = m->dstd + ((size_t)ti * m->nnei + k) * 4;
+                double Rh[4], *Pn = P + (size_t)n * 4 * ng, *Pn1 = Pn + 4 * ng;
+                for (int d = 0; d < 4; d++) Rh[d] = -a[d] / s[d];
+                if (Rh[0] != slast) dp_net_scalar(net, Rh[0], G, NULL, NULL, G + ng);
+                slast = Rh[0];
+                for (int d = 0; d < 4; d++)
+                    for (int c = 0; c < ng; c++) Pn[d * ng + c] = Pn1[d * ng + c] + Rh[d] * G[c];
+            }
+        }
+    free(G);
+    return PK_OK;
+}
+
+pk_code dp_tables_build(dp_tables *tb, const dp_model *m, const pk_deepmd_options *o,
+                        pk_status *st)
+{
+    memset(tb, 0, sizeof *tb);
+    tb->tab = calloc((size_t)m->nemb, sizeof(dp_table));
+    if (!tb->tab) return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+    for (int e = 0; e < m->nemb; e++) {
+        const int tj = m->one_side ? e : e / m->ntypes;
+        double lo, hi;
+        if (m->sel[tj] == 0) continue;   /* never evaluated */
+        s_range(m, e, o->table_rmin, &lo, &hi);
+        if (build_one(&tb->tab[e], &m->emb[e], m->ng, lo, hi, o, st)) return st->code;
+        tb->bytes += sizeof(double) * 6 * (size_t)m->ng * (tb->tab[e].n0 + tb->tab[e].n1);
+    }
+    return build_pad(tb, m, st);
+}
+
+void dp_tables_free(dp_tables *tb, const dp_model *m)
+{
+    for (int e = 0; tb->tab && e < m->nemb; e++) free(tb->tab[e].coef);
+    free(tb->tab);
+    free(tb->pad);
+    free(tb->pad_off);
+    memset(tb, 0, sizeof *tb);
+}
