@@ -8,6 +8,7 @@
 #include "library.h"
 #include "utils.h"
 
+#include "pair_deepmd_pk.h"
 #include "pair_mdpd_pk.h"
 #include "pair_mdpd_rhosum_pk.h"
 
@@ -57,4 +58,6 @@ extern "C" void lammpsplugin_init(void *lmp_ptr, void *handle, void *regfunc)
   add(reg, lmp_ptr, handle, "mdpd/rhosum/pk",
       "PairKit companion of mdpd/pk for LAMMPS mdpd/rhosum inputs",
       (lammpsplugin_factory1 *) &create<PairMDPDRhosumPK>);
+  add(reg, lmp_ptr, handle, "deepmd/pk", "PairKit Deep Potential (DeePMD-kit se_e2_a models)",
+      (lammpsplugin_factory1 *) &create<PairDeepMDPK>);
 }

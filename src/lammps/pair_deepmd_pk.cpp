@@ -1,0 +1,210 @@
+#include "pair_deepmd_pk.h"
+
+#include "pk_adapter.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "error.h"
+#include "force.h"
+#include "memory.h"
+#include "neigh_list.h"
+#include "neighbor.h"
+#include "update.h"
+
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include "deepmd.h"
+#include "pk_threads.h"
+}
+
+using namespace LAMMPS_NS;
+
+static const char STYLE[] = "pair_style deepmd/pk";
+
+PairDeepMDPK::PairDeepMDPK(LAMMPS *lmp) :
+    Pair(lmp), model(nullptr), tabulate(1), table_step(0.01)
+{
+  single_enable = 0;
+  restartinfo = 0;
+  one_coeff = 1;
+  manybody_flag = 1;
+  no_virial_fdotr_compute = 1;    // the core tallies the virial itself
+  centroidstressflag = CENTROID_NOTAVAIL;
+}
+
+PairDeepMDPK::~PairDeepMDPK()
+{
+  pk_deepmd_destroy(model);
+  if (allocated) {
+    memory->destroy(setflag);
+    memory->destroy(cutsq);
+  }
+}
+
+void PairDeepMDPK::allocate()
+{
+  allocated = 1;
+  const int n = atom->ntypes;
+  memory->create(setflag, n + 1, n + 1, "pair:setflag");
+  memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j <= n; j++) setflag[i][j] = 0;
+}
+
+/* pair_style deepmd/pk model [tabulate yes|no] [table_step x] */
+void PairDeepMDPK::settings(int narg, char **arg)
+{
+  if (narg < 1)
+    error->all(FLERR, "Illegal {} command: expected model.yaml|model.dp [tabulate yes|no] "
+                      "[table_step x]", STYLE);
+  path = arg[0];
+  tabulate = 1;
+  table_step = 0.01;
+  for (int iarg = 1; iarg < narg; iarg += 2) {
+    if (iarg + 1 >= narg)
+      error->all(FLERR, "Illegal {} command: keyword {} needs a value", STYLE, arg[iarg]);
+    if (strcmp(arg[iarg], "tabulate") == 0)
+      tabulate = utils::logical(FLERR, arg[iarg + 1], false, lmp);
+    else if (strcmp(arg[iarg], "table_step") == 0)
+      table_step = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+    else
+      error->all(FLERR, "Illegal {} keyword: {} (expected tabulate or table_step)", STYLE,
+                 arg[iarg]);
+  }
+  if (!(table_step > 0.0))
+    error->all(FLERR, "{}: table_step must be > 0 (got {})", STYLE, table_step);
+
+  // A repeated pair_style reloads the model; the type mapping must then be given again.
+  pk_deepmd_destroy(model);
+  model = nullptr;
+  if (allocated)
+    for (int i = 0; i <= atom->ntypes; i++)
+      for (int j = 0; j <= atom->ntypes; j++) setflag[i][j] = 0;
+
+  pk_deepmd_options o;
+  pk_deepmd_options_default(&o);
+  o.tabulate = tabulate;
+  o.table_step = table_step;
+  o.log = PairKit::logger(lmp);
+  pk_status st;
+  pk_status_clear(&st);
+  model = pk_deepmd_load(path.c_str(), &o, &st);
+  if (!model) {
+    if (st.code == PK_OK) pk_fail(&st, PK_ERR_FILE, "cannot load model %s", path.c_str());
+    PairKit::check(lmp, STYLE, st, true);
+  }
+}
+
+/* pair_coeff * * name1 ... nameN  (type_map names, or NULL) */
+void PairDeepMDPK::coeff(int narg, char **arg)
+{
+  if (!model) error->all(FLERR, "{}: pair_coeff before a model was loaded", STYLE);
+  const int n = atom->ntypes;
+  if (narg != 2 + n || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
+    error->all(FLERR, "Incorrect args for pair coefficients: expected pair_coeff * * followed "
+                      "by {} type_map name(s) or NULL, one per atom type", n);
+
+  std::string known;
+  for (int t = 0; t < pk_deepmd_ntypes(model); t++)
+    known += std::string(t ? " " : "") + pk_deepmd_type_name(model, t);
+
+  std::vector<int> map(n, -1);
+  for (int i = 0; i < n; i++) {
+    const char *name = arg[2 + i];
+    if (strcmp(name, "NULL") == 0) continue;
+    map[i] = pk_deepmd_type_index(model, name);
+    if (map[i] < 0)
+      error->all(FLERR, "{}: element {} (atom type {}) is not in the model's type_map: {}",
+                 STYLE, name, i + 1, known);
+  }
+  pk_status st;
+  pk_status_clear(&st);
+  pk_deepmd_set_type_map(model, n, map.data(), &st);
+  PairKit::check(lmp, "pair_coeff for deepmd/pk", st, true);
+
+  if (!allocated) allocate();
+  // Every type pair is set (NULL types simply take no part); LAMMPS needs all pairs set.
+  for (int i = 1; i <= n; i++)
+    for (int j = i; j <= n; j++) setflag[i][j] = 1;
+}
+
+void PairDeepMDPK::init_style()
+{
+  if (strcmp(update->unit_style, "metal") != 0)
+    error->all(FLERR, "{} requires units metal (the model is in Angstrom and eV), not units {}",
+               STYLE, update->unit_style);
+  if (force->newton_pair == 0) error->all(FLERR, "{} requires newton pair on", STYLE);
+  if (!model) error->all(FLERR, "{}: no model loaded", STYLE);
+
+  neighbor->add_request(this, NeighConst::REQ_FULL);
+  pk_deepmd_overflow_reset(model);
+
+  if (comm->me == 0) {
+    std::string kernel = tabulate ? fmt::format("tabulated kernel (table_step {})", table_step)
+                                  : std::string("exact kernel");
+    utils::logmesg(lmp,
+                   "{}: model {} ({} types, rcut {}), portable C backend, double precision, "
+                   "{} OpenMP thread(s), {}\n",
+                   STYLE, path, pk_deepmd_ntypes(model), pk_deepmd_cutoff(model),
+                   pk_max_threads(), kernel);
+  }
+}
+
+double PairDeepMDPK::init_one(int i, int j)
+{
+  if (setflag[i][j] == 0)
+    error->all(FLERR, "{}: coefficients for type pair {} {} are not set", STYLE, i, j);
+  return pk_deepmd_cutoff(model);
+}
+
+void PairDeepMDPK::compute(int eflag, int vflag)
+{
+  ev_init(eflag, vflag);
+
+  const pk_atoms atoms = PairKit::atoms_view(lmp);
+  const pk_neigh nl = PairKit::neigh_view(list);
+  pk_out out;
+  out.f = reinterpret_cast<double(*)[3]>(atom->f[0]);
+  out.energy = 0.0;
+  for (double &v : out.virial) v = 0.0;
+  out.want_energy = eflag_global;
+  out.want_virial = vflag_global;
+  out.eatom = eflag_atom ? eatom : nullptr;
+  out.vatom = vflag_atom ? reinterpret_cast<double(*)[6]>(vatom[0]) : nullptr;
+
+  pk_status st;
+  pk_status_clear(&st);
+  if (pk_deepmd_compute(model, &atoms, &nl, &out, nullptr, &st))
+    PairKit::check(lmp, STYLE, st, false);
+  if (eflag_global) eng_vdwl += out.energy;
+  if (vflag_global)
+    for (int k = 0; k < 6; k++) virial[k] += out.virial[k];
+}
+
+// End of each run: one warning (rank 0) when some centre had more neighbours than sel.
+void PairDeepMDPK::finish()
+{
+  if (!model) return;
+  const int nt = pk_deepmd_ntypes(model);
+  long n = 0, nall = 0;
+  std::vector<int> maxn(nt, 0), maxall(nt, 0);
+  pk_deepmd_overflow(model, &n, maxn.data());
+  MPI_Allreduce(&n, &nall, 1, MPI_LONG, MPI_SUM, world);
+  MPI_Allreduce(maxn.data(), maxall.data(), nt, MPI_INT, MPI_MAX, world);
+  pk_deepmd_overflow_reset(model);
+  if (nall == 0 || comm->me != 0) return;
+  std::string counts;
+  for (int t = 0; t < nt; t++)
+    counts += fmt::format("{}{} {}", t ? ", " : "", pk_deepmd_type_name(model, t), maxall[t]);
+  error->warning(FLERR,
+                 "{}: {} centre evaluation(s) in this run had more neighbours of a type than "
+                 "the model's sel; the nearest sel were kept (largest counts seen: {})",
+                 STYLE, nall, counts);
+}
+
+double PairDeepMDPK::memory_usage()
+{
+  return Pair::memory_usage() + (model ? (double) pk_deepmd_memory(model) : 0.0);
+}

@@ -1,0 +1,39 @@
+/* LAMMPS adapter for deepmd/pk: DeePMD-kit se_e2_a models (src/deepmd/deepmd.h).
+ *   pair_style deepmd/pk model.yaml|model.dp [tabulate yes|no] [table_step x]
+ *   pair_coeff * * O H        (type_map names per LAMMPS type, NULL for none)
+ * Thin layer: arguments, type mapping, a full neighbour list (newton pair on), LAMMPS
+ * arrays -> C views, energy/virial tally, and a warning when sel overflowed during a run. */
+#ifndef PK_PAIR_DEEPMD_PK_H
+#define PK_PAIR_DEEPMD_PK_H
+
+#include "pair.h"
+
+#include <string>
+
+struct pk_deepmd;
+
+namespace LAMMPS_NS {
+
+class PairDeepMDPK : public Pair {
+ public:
+  PairDeepMDPK(class LAMMPS *);
+  ~PairDeepMDPK() override;
+  void compute(int, int) override;
+  void settings(int, char **) override;
+  void coeff(int, char **) override;
+  void init_style() override;
+  double init_one(int, int) override;
+  void finish() override;
+  double memory_usage() override;
+
+ private:
+  pk_deepmd *model;
+  std::string path;
+  int tabulate;
+  double table_step;
+
+  void allocate();
+};
+
+}    // namespace LAMMPS_NS
+#endif
