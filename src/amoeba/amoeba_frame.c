@@ -28,18 +28,6 @@ typedef struct {
     double len;
 } unit3;
 
-static inline double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 static inline void unit_of(const double v[3], unit3 *u)
 {
     u->len = sqrt(dot3(v, v));

@@ -56,4 +56,17 @@ static inline amoeba_site amoeba_site_of(const double *pole)
 double amoeba_mpole_pair(const amoeba_site *si, const amoeba_site *sk, const double r[3],
                          const double b[6], double frc[3], double ti[3], double tk[3]);
 
+/* 3-vector helpers shared by the frame, multipole and polarization kernels. */
+static inline double dot3(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void cross3(const double a[3], const double b[3], double c[3])
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 #endif

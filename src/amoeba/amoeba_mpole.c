@@ -17,18 +17,6 @@
 
 #include "amoeba_internal.h"
 
-static inline double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 static inline void matvec(const double *q, const double v[3], double out[3])
 {
     for (int a = 0; a < 3; a++) out[a] = q[3 * a] * v[0] + q[3 * a + 1] * v[1] + q[3 * a + 2] * v[2];

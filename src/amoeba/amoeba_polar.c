@@ -19,18 +19,6 @@
 
 #include "amoeba_internal.h"
 
-static inline double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void cross3(const double a[3], const double b[3], double c[3])
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 /* Point dipole p at i with the multipole site m at k (r = x_k - x_i): adds the force on k
  * to frc and the torque on k to tk. */
 static void dipole_multipole(const double p[3], const amoeba_site *m, const double r[3],

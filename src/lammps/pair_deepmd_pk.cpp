@@ -165,22 +165,13 @@ void PairDeepMDPK::compute(int eflag, int vflag)
 
   const pk_atoms atoms = PairKit::atoms_view(lmp);
   const pk_neigh nl = PairKit::neigh_view(list);
-  pk_out out;
-  out.f = reinterpret_cast<double(*)[3]>(atom->f[0]);
-  out.energy = 0.0;
-  for (double &v : out.virial) v = 0.0;
-  out.want_energy = eflag_global;
-  out.want_virial = vflag_global;
-  out.eatom = eflag_atom ? eatom : nullptr;
-  out.vatom = vflag_atom ? reinterpret_cast<double(*)[6]>(vatom[0]) : nullptr;
+  pk_out out = PairKit::output_view(lmp, this);
 
   pk_status st;
   pk_status_clear(&st);
   if (pk_deepmd_compute(model, &atoms, &nl, &out, nullptr, &st))
     PairKit::check(lmp, STYLE, st, false);
-  if (eflag_global) eng_vdwl += out.energy;
-  if (vflag_global)
-    for (int k = 0; k < 6; k++) virial[k] += out.virial[k];
+  PairKit::add_totals(this, out);
 }
 
 // End of each run: one warning (rank 0) when some centre had more neighbours than sel.

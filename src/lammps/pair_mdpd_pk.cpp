@@ -205,23 +205,14 @@ void PairMDPDPK::compute(int eflag, int vflag)
   if (newton) comm->reverse_comm(this);
   comm->forward_comm(this);
 
-  pk_out out;
-  out.f = reinterpret_cast<double(*)[3]>(atom->f[0]);
-  out.energy = 0.0;
-  for (double &v : out.virial) v = 0.0;
-  out.want_energy = eflag_global;
-  out.want_virial = vflag_global;
-  out.eatom = eflag_atom ? eatom : nullptr;
-  out.vatom = vflag_atom ? reinterpret_cast<double(*)[6]>(vatom[0]) : nullptr;
+  pk_out out = PairKit::output_view(lmp, this);
   pk_mdpd_step step;
   step.timestep = (uint64_t) update->ntimestep;
   step.dt = update->dt;
   step.special = force->special_lj;
   if (pk_mdpd_forces(model, &atoms, &nl, newton, rho, &step, &out, &st))
     PairKit::check(lmp, STYLE, st, false);
-  if (eflag_global) eng_vdwl += out.energy;
-  if (vflag_global)
-    for (int k = 0; k < 6; k++) virial[k] += out.virial[k];
+  PairKit::add_totals(this, out);
 }
 
 int PairMDPDPK::pack_forward_comm(int n, int *list, double *buf, int, int *)

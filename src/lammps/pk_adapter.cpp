@@ -5,6 +5,7 @@
 #include "error.h"
 #include "lammps.h"
 #include "neigh_list.h"
+#include "pair.h"
 #include "utils.h"
 
 using namespace LAMMPS_NS;
@@ -36,6 +37,26 @@ pk_neigh neigh_view(const NeighList *list)
   l.numneigh = list->numneigh;
   l.firstneigh = list->firstneigh;
   return l;
+}
+
+pk_out output_view(LAMMPS *lmp, const Pair *pair)
+{
+  pk_out out;
+  out.f = reinterpret_cast<double(*)[3]>(lmp->atom->f[0]);
+  out.energy = 0.0;
+  for (double &v : out.virial) v = 0.0;
+  out.want_energy = pair->eflag_global;
+  out.want_virial = pair->vflag_global;
+  out.eatom = pair->eflag_atom ? pair->eatom : nullptr;
+  out.vatom = pair->vflag_atom ? reinterpret_cast<double(*)[6]>(pair->vatom[0]) : nullptr;
+  return out;
+}
+
+void add_totals(Pair *pair, const pk_out &out)
+{
+  if (pair->eflag_global) pair->eng_vdwl += out.energy;
+  if (pair->vflag_global)
+    for (int k = 0; k < 6; k++) pair->virial[k] += out.virial[k];
 }
 
 static void log_to_lammps(void *ctx, const char *msg)

@@ -10,6 +10,7 @@
 namespace LAMMPS_NS {
 class LAMMPS;
 class NeighList;
+class Pair;
 }    // namespace LAMMPS_NS
 
 namespace PairKit {
@@ -17,6 +18,11 @@ namespace PairKit {
 // Owned and ghost atoms of this rank. Velocities are included when the atom style has them.
 pk_atoms atoms_view(LAMMPS_NS::LAMMPS *lmp);
 pk_neigh neigh_view(const LAMMPS_NS::NeighList *list);
+// Where a core writes this step's results: atom->f, and the pair's per-atom energy/virial
+// arrays when LAMMPS asked for them (after ev_init). Totals start at zero.
+pk_out output_view(LAMMPS_NS::LAMMPS *lmp, const LAMMPS_NS::Pair *pair);
+// Add the core's global energy and virial to the pair's totals, as far as requested.
+void add_totals(LAMMPS_NS::Pair *pair, const pk_out &out);
 // A logger that writes through utils::logmesg on rank 0.
 pk_logger logger(LAMMPS_NS::LAMMPS *lmp);
 // error->all (collective=true, for problems every rank sees) or error->one with
