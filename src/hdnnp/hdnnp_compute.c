@@ -1,0 +1,265 @@
+/* Driver of hdnnp/pk: loop over centre atoms (OpenMP), symmetry functions, scaling and
+ * extrapolation check, element network, force contraction, energy and virial.
+ *
+ * Forces: F_n = -dE_i/dx_n = -sum_s (dE_i/dGs_s) factor_s dG_s/dx_n for every neighbour n of
+ * centre i (ghosts included; hdnnp_contract), and F_i = -sum_n F_n (translation invariance).
+ * The virial of centre i is sum_n (x_n - x_i) (x) F_n, which needs no other centre. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdnnp_kernel.h"
+#include "pk_threads.h"
+#include "pk_timer.h"
+
+typedef struct {
+    hdnnp_scratch s;
+    pk_buffer ew;          /* this thread's warnings of the current call */
+    size_t new;
+    long ewcount;
+    double energy, virial[6];
+    double t_sf, t_nn, t_f;
+    pk_status st;
+} hdnnp_thread;
+
+struct pk_hdnnp_context {
+    const pk_hdnnp_model *m;
+    int nthreads;
+    hdnnp_thread *th;
+    pk_accum facc, vacc;
+    pk_hdnnp_ew *ew;
+    size_t new;
+    long ewcount;
+    double t_sf, t_nn, t_f;
+};
+
+pk_code pk_hdnnp_context_create(const pk_hdnnp_model *m, pk_hdnnp_context **out, pk_status *st)
+{
+    pk_status_clear(st);
+    pk_hdnnp_context *c = calloc(1, sizeof *c);
+    if (c) c->ew = malloc(sizeof(pk_hdnnp_ew) * PK_HDNNP_EW_KEEP);
+    if (!c || !c->ew) {
+        free(c);
+        return pk_fail(st, PK_ERR_MEMORY, "out of memory creating the hdnnp/pk context");
+    }
+    c->m = m;
+    *out = c;
+    return PK_OK;
+}
+
+static void free_threads(pk_hdnnp_context *c)
+{
+    for (int t = 0; t < c->nthreads; t++) {
+        hdnnp_scratch_free(&c->th[t].s);
+        pk_buffer_free(&c->th[t].ew);
+    }
+    free(c->th);
+    c->th = NULL;
+    c->nthreads = 0;
+}
+
+void pk_hdnnp_context_free(pk_hdnnp_context *c)
+{
+    if (!c) return;
+    free_threads(c);
+    pk_accum_free(&c->facc);
+    pk_accum_free(&c->vacc);
+    free(c->ew);
+    free(c);
+}
+
+size_t pk_hdnnp_memory_usage(const pk_hdnnp_context *c)
+{
+    size_t b = c->facc.copies.bytes + c->vacc.copies.bytes + sizeof(pk_hdnnp_ew) * PK_HDNNP_EW_KEEP;
+    for (int t = 0; t < c->nthreads; t++) {
+        const hdnnp_scratch *s = &c->th[t].s;
+        b += s->env_buf.bytes + s->raw_buf.bytes + s->sf_buf.bytes + s->tmp_buf.bytes +
+             s->nn_buf.bytes + c->th[t].ew.bytes;
+    }
+    return b;
+}
+
+static pk_code ensure_threads(pk_hdnnp_context *c, int n, pk_status *st)
+{
+    if (n == c->nthreads) return PK_OK;
+    free_threads(c);
+    c->th = calloc((size_t)n, sizeof *c->th);
+    if (!c->th) return pk_fail(st, PK_ERR_MEMORY, "out of memory for %d thread workspaces", n);
+    c->nthreads = n;
+    return PK_OK;
+}
+
+static void record_ew(hdnnp_thread *th, const pk_atoms *atoms, int i, int ce, int s,
+                      const hdnnp_sf *sf, double G)
+{
+    th->ewcount++;
+    if (th->new >= PK_HDNNP_EW_KEEP) return;
+    /* full capacity at the first warning: pk_buffer does not keep contents when it grows */
+    pk_status dummy;
+    if (pk_buffer_reserve(&th->ew, PK_HDNNP_EW_KEEP, sizeof(pk_hdnnp_ew), &dummy)) return;
+    pk_hdnnp_ew *w = (pk_hdnnp_ew *)th->ew.data + th->new++;
+    w->atom = i;
+    w->tag = atoms->tag ? atoms->tag[i] : 0;
+    w->element = ce;
+    w->sf = s;
+    w->value = G;
+    w->gmin = sf->gmin;
+    w->gmax = sf->gmax;
+}
+
+/* One centre atom: everything from neighbours to forces. */
+static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *atoms,
+                      const pk_neigh *nl, int i, int ce, const int *t2e, double *f, pk_out *out,
+                      double *vatom, pk_status *st)
+{
+    const pk_hdnnp_model *m = c->m;
+    const hdnnp_element *el = &m->el[ce];
+    hdnnp_scratch *s = &th->s;
+    double t0 = pk_wall_seconds();
+    if (hdnnp_env_build(s, m, ce, atoms->x[i], atoms->x, nl->firstneigh[i], nl->numneigh[i],
+                        atoms->type, t2e, st))
+        return st->code;
+    if (hdnnp_symfuncs(s, el, st)) return st->code;
+    double t1 = pk_wall_seconds();
+
+    const int nsf = el->nsf;
+    const hdnnp_env *e = &s->env;
+    const size_t nwork = hdnnp_network_work_size(&el->net);
+    if (pk_buffer_reserve(&s->nn_buf, nwork + 2 * (size_t)nsf + 3 * (size_t)e->n, sizeof(double),
+                          st))
+        return st->code;
+    double *Gs = s->nn_buf.data, *dEdG = Gs + nsf, *gx = dEdG + nsf, *gy = gx + e->n,
+           *gz = gy + e->n, *work = gz + e->n;
+    for (int k = 0; k < nsf; k++) {
+        const hdnnp_sf *sf = &el->sf[k];
+        const double G = s->G[k];
+        Gs[k] = sf->smin + sf->factor * (G - sf->gref);
+        if (G < sf->gmin || G > sf->gmax) record_ew(th, atoms, i, ce, k, sf, G);
+    }
+    const double enn = hdnnp_network_eval(&el->net, Gs, dEdG, work);
+    const double ie = 1.0 / m->conv_energy;
+    const double ei = enn * ie + m->mean_energy + el->atom_energy;
+    th->energy += ei;
+    if (out->eatom) out->eatom[i] += ei;
+    double t2 = pk_wall_seconds();
+
+    /* dE_i/dx_n = sum_s c_s dG_s/dx_n, c_s = dE/dGs_s * factor_s / conv_energy; F_n = -that */
+    for (int k = 0; k < nsf; k++) dEdG[k] *= el->sf[k].factor * ie;
+    hdnnp_contract(s, el, dEdG, gx, gy, gz);
+    double fix = 0.0, fiy = 0.0, fiz = 0.0;
+    double *v = th->virial;
+    for (int n = 0; n < e->n; n++) {
+        const int j = e->idx[n];
+        const double fx = -gx[n], fy = -gy[n], fz = -gz[n];
+        f[3 * j] += fx;
+        f[3 * j + 1] += fy;
+        f[3 * j + 2] += fz;
+        fix -= fx;
+        fiy -= fy;
+        fiz -= fz;
+        if (out->want_virial || vatom) {
+            const double w[6] = {e->x[n] * fx, e->y[n] * fy, e->z[n] * fz,
+                                 e->x[n] * fy, e->x[n] * fz, e->y[n] * fz};
+            for (int q = 0; q < 6; q++) v[q] += w[q];
+            if (vatom)
+                for (int q = 0; q < 6; q++) vatom[6 * j + q] += w[q];
+        }
+    }
+    f[3 * i] += fix;
+    f[3 * i + 1] += fiy;
+    f[3 * i + 2] += fiz;
+    double t3 = pk_wall_seconds();
+    th->t_sf += t1 - t0;
+    th->t_nn += t2 - t1;
+    th->t_f += t3 - t2;
+    return PK_OK;
+}
+
+pk_code pk_hdnnp_compute(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
+                         const int *t2e, pk_out *out, pk_status *st)
+{
+    pk_status_clear(st);
+    const int nthreads = pk_max_threads();
+    const size_t nall = (size_t)atoms->nlocal + (size_t)atoms->nghost;
+    if (ensure_threads(c, nthreads, st)) return st->code;
+    if (pk_accum_begin(&c->facc, nthreads, &out->f[0][0], 3 * nall, st)) return st->code;
+    if (out->vatom && pk_accum_begin(&c->vacc, nthreads, &out->vatom[0][0], 6 * nall, st))
+        return st->code;
+    for (int t = 0; t < nthreads; t++) {
+        hdnnp_thread *th = &c->th[t];
+        th->new = 0;
+        th->ewcount = 0;
+        th->energy = 0.0;
+        memset(th->virial, 0, sizeof th->virial);
+        pk_status_clear(&th->st);
+    }
+#pragma omp parallel num_threads(nthreads)
+    {
+        const int tid = pk_thread_id();
+        hdnnp_thread *th = &c->th[tid];
+        double *f = pk_accum_slice(&c->facc, tid);
+        double *vatom = out->vatom ? pk_accum_slice(&c->vacc, tid) : NULL;
+#pragma omp for schedule(static)
+        for (int ii = 0; ii < nl->inum; ii++) {
+            const int i = nl->ilist[ii];
+            const int ce = t2e[atoms->type[i]];
+            if (ce < 0 || th->st.code) continue;
+            centre(c, th, atoms, nl, i, ce, t2e, f, out, vatom, &th->st);
+        }
+    }
+    pk_accum_reduce(&c->facc);
+    if (out->vatom) pk_accum_reduce(&c->vacc);
+    double energy = 0.0, virial[6] = {0};
+    for (int t = 0; t < nthreads; t++) {
+        hdnnp_thread *th = &c->th[t];
+        if (th->st.code && !st->code) *st = th->st;
+        energy += th->energy;
+        for (int q = 0; q < 6; q++) virial[q] += th->virial[q];
+        c->ewcount += th->ewcount;
+        for (size_t k = 0; k < th->new && c->new < PK_HDNNP_EW_KEEP; k++)
+            c->ew[c->new++] = ((pk_hdnnp_ew *)th->ew.data)[k];
+        c->t_sf += th->t_sf / nthreads;
+        c->t_nn += th->t_nn / nthreads;
+        c->t_f += th->t_f / nthreads;
+        th->t_sf = th->t_nn = th->t_f = 0.0;
+    }
+    if (st->code) return st->code;
+    if (out->want_energy) out->energy += energy;
+    if (out->want_virial)
+        for (int q = 0; q < 6; q++) out->virial[q] += virial[q];
+    return PK_OK;
+}
+
+long pk_hdnnp_ew_count(const pk_hdnnp_context *c) { return c->ewcount; }
+
+const pk_hdnnp_ew *pk_hdnnp_ew_get(const pk_hdnnp_context *c, size_t *n)
+{
+    *n = c->new;
+    return c->ew;
+}
+
+void pk_hdnnp_ew_reset(pk_hdnnp_context *c)
+{
+    c->new = 0;
+    c->ewcount = 0;
+}
+
+const char *pk_hdnnp_ew_format(const pk_hdnnp_model *m, const pk_hdnnp_ew *w, char *buf,
+                               size_t len)
+{
+    char sf[256];
+    pk_hdnnp_describe_symfunc(m, w->element, w->sf, sf, sizeof sf);
+    const int above = w->value > w->gmax;
+    snprintf(buf, len, "extrapolation: atom %d (tag %d, %s), %s: G = %.8g %s %s %.8g by %.3g",
+             w->atom, (int)w->tag, pk_hdnnp_element_symbol(m, w->element), sf, w->value,
+             above ? "above" : "below", above ? "Gmax" : "Gmin", above ? w->gmax : w->gmin,
+             above ? w->value - w->gmax : w->gmin - w->value);
+    return buf;
+}
+
+void pk_hdnnp_timing(const pk_hdnnp_context *c, double *sf, double *nn, double *f)
+{
+    *sf = c->t_sf;
+    *nn = c->t_nn;
+    *f = c->t_f;
+}

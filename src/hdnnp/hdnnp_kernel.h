@@ -1,0 +1,118 @@
+/* Per-atom kernel of hdnnp/pk: symmetry functions of one atomic environment, their
+ * derivative coefficients, the contraction of those with dE/dG, and the element networks.
+ * Internal; the unit tests call it directly. */
+#ifndef HDNNP_KERNEL_H
+#define HDNNP_KERNEL_H
+
+#include <string.h>
+
+#include "hdnnp_model.h"
+#include "pk_workspace.h"
+
+/* Hot loops are compiled twice on x86-64 (baseline SSE2 and x86-64-v3: AVX2 + FMA); the
+ * loader picks the variant the CPU supports (GCC function multi-versioning). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PK_HDNNP_NO_CLONES)
+#define HDNNP_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HDNNP_HOT
+#endif
+
+/* Four doubles as one value (GNU vector extension): an AVX2 register in the x86-64-v3
+ * clones, two SSE2 registers otherwise. Used where the vectoriser would pick the wrong loop.
+ * The helpers are always inlined: a vector passed by value between a default and an AVX
+ * clone would not agree on the calling convention (unoptimised builds do not inline). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"   /* see above: the helpers never remain calls */
+#endif
+typedef double hdnnp_v4 __attribute__((vector_size(32)));
+typedef long long hdnnp_v4i __attribute__((vector_size(32)));
+#define HDNNP_V4_INLINE static inline __attribute__((always_inline))
+
+HDNNP_V4_INLINE hdnnp_v4 v4_load(const double *p)
+{
+    hdnnp_v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+HDNNP_V4_INLINE void v4_store(double *p, hdnnp_v4 v) { memcpy(p, &v, sizeof v); }
+
+/* mask ? v : 0 for the lane masks of vector comparisons */
+HDNNP_V4_INLINE hdnnp_v4 v4_select(hdnnp_v4i mask, hdnnp_v4 v)
+{
+    return (hdnnp_v4)(mask & (hdnnp_v4i)v);
+}
+
+/* One centre atom's neighbours within the element's largest cutoff, sorted by element
+ * (structure of arrays). */
+typedef struct {
+    int n, cap;
+    int start[HDNNP_MAX_ELEMENTS + 1];   /* neighbours of element e: [start[e], start[e+1]) */
+    double *x, *y, *z;                   /* x_n - x_i */
+    double *r, *rinv, *wz;               /* distance, 1/distance, atomic number (weights) */
+    int *idx;                            /* atom index in the caller's arrays */
+} hdnnp_env;
+
+/* Contributing pairs (j, k) of one angular group, padded to a multiple of 4 with pairs of
+ * zero weight. Per pair the group keeps HDNNP_PAIR_N geometric factors and, per function,
+ * Y = 2^(1-zeta) E P^(zeta-1); with a = x_j - x_i, b = x_k - x_i, T = Y F P, q = zeta lambda
+ * Y F, T2 = 2 eta T and YP = Y P, the gradients of one term are
+ *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,
+ *   A = -q CA - T2 UA + YP GA,  B = q IAB + T2 UC - YP GC,  C = -q CB - T2 UB + YP GB
+ * (derivation in hdnnp_symfunc.c). Arrays of n doubles each, at coef + index * n. Pairs are
+ * listed by increasing j. */
+enum {
+    HDNNP_PAIR_COS, HDNNP_PAIR_F, HDNNP_PAIR_CA, HDNNP_PAIR_CB, HDNNP_PAIR_IAB, HDNNP_PAIR_UA,
+    HDNNP_PAIR_UB, HDNNP_PAIR_UC, HDNNP_PAIR_GA, HDNNP_PAIR_GB, HDNNP_PAIR_GC, HDNNP_PAIR_N
+};
+typedef struct {
+    int off, n, nreal;   /* first pair in the scratch pair arrays, padded and real count */
+    size_t coef;         /* offset of the group's factors, then Y of each function */
+} hdnnp_pairs;
+
+/* Scratch of one thread, grown on demand and reused. */
+typedef struct {
+    hdnnp_env env;
+    pk_buffer env_buf, raw_buf;
+    pk_buffer sf_buf;       /* G and radial coefficients */
+    pk_buffer pair_buf;     /* pair indices */
+    pk_buffer coef_buf;     /* angular pair factors and Y */
+    pk_buffer tmp_buf;      /* cutoff values, pair temporaries */
+    pk_buffer nn_buf;       /* network input, dE/dG, activations */
+    pk_buffer grp_buf;      /* hdnnp_pairs of the angular groups */
+    int cap;                /* env capacity the sf buffers were laid out for */
+    double *G;              /* raw (unscaled) symmetry functions */
+    double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i) */
+    double *fc, *dfc;       /* cutoff slot c: fc[c * cap + n] */
+    int *pj, *pk;
+    hdnnp_pairs *grp;       /* one per angular group */
+    double *coef;           /* angular pair factors and Y per function (hdnnp_pairs) */
+    double *t;              /* pair temporaries */
+    size_t tcap;            /* pairs the temporaries hold */
+} hdnnp_scratch;
+
+/* Gather the neighbours of a centre of element ce at xi from a LAMMPS-style list jlist[jnum]
+ * (neighbour-mask bits allowed), keeping those of handled types (t2e[type] >= 0) closer than
+ * the element's largest cutoff; sort them by element. */
+pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int ce, const double xi[3],
+                        const double (*x)[3], const int *jlist, int jnum, const int *type,
+                        const int *t2e, pk_status *st);
+
+/* Raw symmetry functions of the environment into s->G, and the coefficients from which
+ * hdnnp_contract builds their gradients. */
+pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st);
+
+/* gx[n] (gy, gz) = sum_s c[s] dG_s/dx_n for every neighbour n of the environment (x_n: its
+ * position). The gradient with respect to the centre is minus the sum over n. */
+void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const double *c,
+                    double *gx, double *gy, double *gz);
+
+/* Network of an element: energy output for scaled input Gs, and dE/dGs into dEdG. */
+double hdnnp_network_eval(const hdnnp_network *net, const double *Gs, double *dEdG,
+                          double *work);
+/* Doubles of work hdnnp_network_eval needs. */
+size_t hdnnp_network_work_size(const hdnnp_network *net);
+
+void hdnnp_scratch_free(hdnnp_scratch *s);
+
+#endif

@@ -1,0 +1,143 @@
+/* Scalar building blocks of hdnnp/pk written so that loops over them vectorise:
+ * an exp without libm calls, the n2p2 cutoff functions, the activation functions. */
+#ifndef HDNNP_MATH_H
+#define HDNNP_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hdnnp_model.h"
+
+#define HDNNP_PI 3.14159265358979323846
+#define HDNNP_E 2.71828182845904523536
+
+/* exp(x) for x in [-708, 709] (clamped outside), relative error < 5e-16.
+ * exp(x) = 2^k exp(r), k = nearint(x / ln2), |r| <= ln2/2 (Cody-Waite split of ln2), exp(r)
+ * by its Taylor polynomial of degree 13 (truncation error < 3e-18) evaluated with Estrin's
+ * scheme. 2^k is assembled from the rounding trick x/ln2 + 1.5*2^52, whose low mantissa bits
+ * hold k. */
+static inline double hdnnp_exp(double x)
+{
+    x = x < -708.0 ? -708.0 : x;
+    x = x > 709.0 ? 709.0 : x;
+    const double shifter = 6755399441055744.0;          /* 1.5 * 2^52 */
+    const double kd = x * 1.4426950408889634 + shifter;
+    const double k = kd - shifter;
+    const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
+    /* Estrin's scheme: the same polynomial with a short dependency chain */
+    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    const double p01 = 1.0 + r, p23 = 0.5 + r * (1.0 / 6.0);
+    const double p45 = 1.0 / 24.0 + r * (1.0 / 120.0), p67 = 1.0 / 720.0 + r * (1.0 / 5040.0);
+    const double p89 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+    const double p1011 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
+    const double p1213 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+    const double q0 = p01 + r2 * p23, q1 = p45 + r2 * p67, q2 = p89 + r2 * p1011;
+    const double p = (q0 + r4 * q1) + r8 * (q2 + r4 * p1213);
+    uint64_t bits;
+    memcpy(&bits, &kd, sizeof bits);
+    bits = (bits + 1023u) << 52;                        /* biased exponent k + 1023 */
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+/* n2p2 cutoff functions f_c(r) and df_c/dr (CutoffFunction.h): zero for r >= rc; types with
+ * an inner cutoff are 1 below rci = alpha rc and f(x) of x = (r - rci)/(rc - rci) above. */
+static inline void hdnnp_cutoff_fdf(const hdnnp_cutoff *c, double r, double *f, double *df)
+{
+    if (r >= c->rc) {
+        *f = 0.0;
+        *df = 0.0;
+        return;
+    }
+    if (c->type == HDNNP_CT_HARD) {
+        *f = 1.0;
+        *df = 0.0;
+        return;
+    }
+    if (c->type == HDNNP_CT_TANHU || c->type == HDNNP_CT_TANH) {
+        /* f = pre * tanh^3(1 - r/rc); pre = 1/tanh^3(1) for TANH (f(0) = 1) */
+        const double pre = c->pre;
+        const double e = hdnnp_exp(-2.0 * (1.0 - r / c->rc));
+        const double t = (1.0 - e) / (1.0 + e);
+        const double t2 = t * t;
+        *f = pre * t * t2;
+        *df = 3.0 * pre * t2 * (t2 - 1.0) / c->rc;
+        return;
+    }
+    if (r < c->rci) {
+        *f = 1.0;
+        *df = 0.0;
+        return;
+    }
+    const double x = (r - c->rci) * c->iw;
+    double fx, dfx;
+    switch (c->type) {
+    case HDNNP_CT_COS:
+        fx = 0.5 * (cos(HDNNP_PI * x) + 1.0);
+        dfx = -0.5 * HDNNP_PI * sin(HDNNP_PI * x);
+        break;
+    case HDNNP_CT_EXP: {           /* f = e * exp(1/(x^2 - 1)) = exp(1 - 1/(1 - x^2)) */
+        const double t = 1.0 / (x * x - 1.0);
+        fx = HDNNP_E * hdnnp_exp(t);
+        dfx = -2.0 * x * t * t * fx;
+        break;
+    }
+    case HDNNP_CT_POLY1:           /* (2x - 3) x^2 + 1 */
+        fx = (2.0 * x - 3.0) * x * x + 1.0;
+        dfx = x * (6.0 * x - 6.0);
+        break;
+    case HDNNP_CT_POLY2:           /* ((15 - 6x) x - 10) x^3 + 1 */
+        fx = ((15.0 - 6.0 * x) * x - 10.0) * x * x * x + 1.0;
+        dfx = x * x * ((60.0 - 30.0 * x) * x - 30.0);
+        break;
+    case HDNNP_CT_POLY3: {         /* (x (x (20x - 70) + 84) - 35) x^4 + 1 */
+        const double x2 = x * x;
+        fx = (x * (x * (20.0 * x - 70.0) + 84.0) - 35.0) * x2 * x2 + 1.0;
+        dfx = x2 * x * (x * (x * (140.0 * x - 420.0) + 420.0) - 140.0);
+        break;
+    }
+    default: {                     /* POLY4: (x (x ((315 - 70x) x - 540) + 420) - 126) x^5 + 1 */
+        const double x4 = x * x * x * x;
+        fx = (x * (x * ((315.0 - 70.0 * x) * x - 540.0) + 420.0) - 126.0) * x * x4 + 1.0;
+        dfx = x4 * (x * (x * ((2520.0 - 630.0 * x) * x - 3780.0) + 2520.0) - 630.0);
+        break;
+    }
+    }
+    *f = fx;
+    *df = dfx * c->iw;
+}
+
+/* Activation value and derivative, as n2p2's NeuralNetwork::propagateLayer (EXP_LIMIT 35
+ * saturation for the logistic and softplus functions). */
+static inline void hdnnp_activate(hdnnp_activation a, double x, double *y, double *dy)
+{
+    switch (a) {
+    case HDNNP_AF_IDENTITY: *y = x; *dy = 1.0; return;
+    case HDNNP_AF_TANH: { const double t = tanh(x); *y = t; *dy = 1.0 - t * t; return; }
+    case HDNNP_AF_LOGISTIC:
+        if (x > 35.0) { *y = 1.0; *dy = 0.0; }
+        else if (x < -35.0) { *y = 0.0; *dy = 0.0; }
+        else { const double s = 1.0 / (1.0 + exp(-x)); *y = s; *dy = s * (1.0 - s); }
+        return;
+    case HDNNP_AF_SOFTPLUS:
+        if (x > 35.0) { *y = x; *dy = 1.0; }
+        else if (x < -35.0) { *y = 0.0; *dy = 0.0; }
+        else { const double e = exp(x); *y = log(1.0 + e); *dy = 1.0 / (1.0 + 1.0 / e); }
+        return;
+    case HDNNP_AF_RELU: *y = x > 0.0 ? x : 0.0; *dy = x > 0.0 ? 1.0 : 0.0; return;
+    case HDNNP_AF_GAUSSIAN: { const double g = exp(-0.5 * x * x); *y = g; *dy = -x * g; return; }
+    case HDNNP_AF_COS: *y = cos(x); *dy = -sin(x); return;
+    case HDNNP_AF_REVLOGISTIC: {
+        const double s = 1.0 / (1.0 + exp(-x));
+        *y = 1.0 - s; *dy = s * (s - 1.0); return;
+    }
+    case HDNNP_AF_EXP: { const double e = exp(-x); *y = e; *dy = -e; return; }
+    case HDNNP_AF_HARMONIC: *y = x * x; *dy = 2.0 * x; return;
+    }
+    *y = x;
+    *dy = 1.0;
+}
+
+#endif

@@ -1,0 +1,113 @@
+/* Internal model representation of hdnnp/pk (not part of the public API). */
+#ifndef HDNNP_MODEL_H
+#define HDNNP_MODEL_H
+
+#include <stddef.h>
+
+#include "pk_hdnnp.h"
+
+enum { HDNNP_MAX_ELEMENTS = 16, HDNNP_MAX_LAYERS = 16, HDNNP_MAX_CUTOFFS = 32 };
+
+/* n2p2 CutoffFunction::CutoffType numbering. */
+typedef enum {
+    HDNNP_CT_HARD = 0, HDNNP_CT_COS, HDNNP_CT_TANHU, HDNNP_CT_TANH, HDNNP_CT_EXP,
+    HDNNP_CT_POLY1, HDNNP_CT_POLY2, HDNNP_CT_POLY3, HDNNP_CT_POLY4
+} hdnnp_cutoff_type;
+
+typedef struct {
+    hdnnp_cutoff_type type;
+    double rc, alpha;    /* inner cutoff rci = alpha * rc (ignored by TANH/TANHU/HARD) */
+    double rci, iw;      /* rci and 1/(rc - rci) */
+    double pre;          /* TANH: 1/tanh^3(1) so that f(0) = 1; otherwise 1 */
+} hdnnp_cutoff;
+
+/* n2p2 SymFnc::ScalingType. */
+typedef enum {
+    HDNNP_ST_NONE = 0, HDNNP_ST_SCALE, HDNNP_ST_CENTER, HDNNP_ST_SCALECENTER,
+    HDNNP_ST_SCALESIGMA
+} hdnnp_scaling;
+
+/* Activation letters of n2p2 (NeuralNetwork::ActivationFunction). */
+typedef enum {
+    HDNNP_AF_IDENTITY = 0, /* l */
+    HDNNP_AF_TANH,         /* t */
+    HDNNP_AF_LOGISTIC,     /* s */
+    HDNNP_AF_SOFTPLUS,     /* p */
+    HDNNP_AF_RELU,         /* r */
+    HDNNP_AF_GAUSSIAN,     /* g */
+    HDNNP_AF_COS,          /* c */
+    HDNNP_AF_REVLOGISTIC,  /* S */
+    HDNNP_AF_EXP,          /* e */
+    HDNNP_AF_HARMONIC      /* h */
+} hdnnp_activation;
+
+typedef struct {
+    int type;             /* 2, 3, 9, 12, 13 */
+    int e1, e2;           /* neighbour elements (e1 <= e2); -1 for weighted types */
+    double eta, rs, lambda, zeta, rc;
+    int zeta_int, int_pow; /* integer exponent used when zeta is integral */
+    double norm;          /* 2^(1 - zeta) */
+    int line;             /* line in input.nn */
+    int cut;              /* index of the element's cutoff slot */
+    /* scaling: Gs = smin + factor * (G - gref); gref = Gmin or Gmean as n2p2 does */
+    double gmin, gmax, gmean, gsigma;
+    double smin, factor, gref;
+} hdnnp_sf;
+
+/* Angular symmetry functions sharing type, neighbour elements, cutoff and shift rs: one
+ * list of pairs, and per pair one set of geometric factors. */
+typedef struct {
+    int type;             /* 3 (narrow), 9 (wide) or 13 (narrow, weighted) */
+    int e1, e2;           /* -1 for 13: all neighbours */
+    int cut;
+    double rs;
+    int nsf, *sf;         /* indices into the element's sf array */
+    int nexp;             /* distinct eta */
+    double *exp_eta;
+    int *sf_exp;          /* per member: which eta */
+} hdnnp_angular_group;
+
+typedef struct {
+    int nlayers;                       /* including input and output layer */
+    int size[HDNNP_MAX_LAYERS];
+    hdnnp_activation act[HDNNP_MAX_LAYERS];   /* act[0] unused */
+    int normalize;                     /* n2p2 normalize_nodes */
+    double *w[HDNNP_MAX_LAYERS];       /* w[l][o * size[l-1] + i], l >= 1 */
+    double *wt[HDNNP_MAX_LAYERS];      /* the same transposed: wt[l][i * size[l] + o] */
+    double *b[HDNNP_MAX_LAYERS];
+    size_t nconnections;
+    int maxsize;
+} hdnnp_network;
+
+typedef struct {
+    char symbol[4];
+    int z;
+    double atom_energy;
+    int nsf;
+    hdnnp_sf *sf;                      /* sorted in n2p2 order */
+    int ncut;
+    hdnnp_cutoff cut[HDNNP_MAX_CUTOFFS];      /* distinct cutoff radii */
+    double rcmax;
+    int nradial, *radial;              /* indices of types 2 and 12 */
+    int nangular;
+    hdnnp_angular_group *angular;
+    hdnnp_network net;
+} hdnnp_element;
+
+struct pk_hdnnp_model {
+    int nelements;
+    hdnnp_element el[HDNNP_MAX_ELEMENTS];
+    double rcmax;
+    int normalize;
+    double mean_energy, conv_energy, conv_length;
+    hdnnp_scaling scaling;
+    double smin, smax;
+    hdnnp_cutoff_type cutoff_type;
+    double cutoff_alpha;
+    char dir[512];
+};
+
+/* Periodic table: atomic number of a symbol (0 if unknown). */
+int hdnnp_atomic_number(const char *symbol);
+
+#endif

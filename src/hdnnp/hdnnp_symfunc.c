@@ -1,0 +1,447 @@
+/* Symmetry functions of one atomic environment and their derivative coefficients (n2p2 types
+ * 2, 3, 9, 12, 13; definitions of n2p2's SymFncExpRad, SymFncExpAngn, SymFncExpAngw,
+ * SymFncExpRadWeighted, SymFncExpAngnWeighted).
+ *
+ * Radial (type 2; type 12 weights each neighbour with its atomic number Z_j):
+ *   G = sum_j w_j exp(-eta (r_ij - rs)^2) fc(r_ij),   dG/dx_j = d_j (x_j - x_i),
+ *   d_j = w_j (fc'(r) - 2 eta (r - rs) fc(r)) exp(-eta (r - rs)^2) / r.
+ * Angular, narrow (type 3; type 13 weights with Z_j Z_k and runs over all pairs) and wide (9):
+ *   G = 2^(1-zeta) sum_{j<k} w_jk (1 + lambda cos t_ijk)^zeta
+ *       exp(-eta [(r_ij-rs)^2 + (r_ik-rs)^2 (+ (r_jk-rs)^2)]) fc(r_ij) fc(r_ik) (fc(r_jk))
+ *   with the term set to zero where 1 + lambda cos <= 0, and for narrow functions only pairs
+ *   with r_jk < rc.
+ *
+ * Gradients. With a = x_j - x_i, b = x_k - x_i, c = b - a and one term T = Y F P, where
+ * P = 1 + lambda cos, Y = 2^(1-zeta) w E P^(zeta-1), F = fc_a fc_b fc_c, q = zeta lambda Y F:
+ *   dT/da = alpha_a a + beta b + gamma c,  dT/db = beta a + alpha_b b - gamma c,
+ *   beta    = q / (r_a r_b)
+ *   alpha_a = -q cos / r_a^2 - 2 eta T (r_a - rs) / r_a + Y P fc_a' fc_b fc_c / r_a
+ *   gamma   =  2 eta T (r_c - rs) / r_c - Y P fc_a fc_b fc_c' / r_c      (0 for wide)
+ * and because c = b - a both are combinations of a and b only:
+ *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,  dT/dx_i = -(dT/dx_j + dT/dx_k),
+ *   A = alpha_a - gamma,  B = beta + gamma,  C = alpha_b - gamma.
+ *
+ * Organisation. Each angular group (functions sharing type, neighbour elements, cutoff and
+ * rs) first lists its contributing pairs (both atoms inside the cutoff, and each other's for
+ * narrow functions: about half of all pairs), then computes per pair, once for the whole
+ * group, cos, the cutoff products, the geometric factors of A, B and C and one exponential
+ * per distinct eta. Every function of the group is then one vectorised loop over the pairs
+ * that sums T and stores Y. Gradients are never formed per function: hdnnp_contract weights
+ * the Y of all functions with dE/dG first, builds A, B, C of the weighted sum and touches
+ * the atoms once per pair. */
+#include <math.h>
+#include <string.h>
+
+#include "hdnnp_kernel.h"
+#include "hdnnp_math.h"
+
+/* Per-pair temporaries of one angular group, each tcap doubles; then one array of
+ * exponentials per distinct eta. */
+enum { P_R2, P_RC, P_IC, P_FCC, P_DFCC, P_S, P_PW, P_NFIXED };
+
+static pk_code reserve_env(hdnnp_scratch *s, int n, pk_status *st)
+{
+    if (n <= s->env.cap) return PK_OK;
+    int cap = n + n / 2 + 16;
+    if (pk_buffer_reserve(&s->env_buf, (size_t)cap * 7, sizeof(double), st) ||
+        pk_buffer_reserve(&s->raw_buf, (size_t)cap * 6, sizeof(double), st))
+        return st->code;
+    double *d = s->env_buf.data;
+    hdnnp_env *e = &s->env;
+    e->x = d;
+    e->y = d + cap;
+    e->z = d + 2 * (size_t)cap;
+    e->r = d + 3 * (size_t)cap;
+    e->rinv = d + 4 * (size_t)cap;
+    e->wz = d + 5 * (size_t)cap;
+    e->idx = (int *)(d + 6 * (size_t)cap);   /* cap ints fit in cap doubles */
+    e->cap = cap;
+    return PK_OK;
+}
+
+HDNNP_HOT pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int ce,
+                                  const double xi[3], const double (*x)[3], const int *jlist,
+                                  int jnum, const int *type, const int *t2e, pk_status *st)
+{
+    if (reserve_env(s, jnum, st)) return st->code;
+    hdnnp_env *e = &s->env;
+    const int ne = m->nelements;
+    const double rc2 = m->el[ce].rcmax * m->el[ce].rcmax;
+    double *raw = s->raw_buf.data;          /* dx dy dz r2 | element | index */
+    int *rel = (int *)(raw + 4 * (size_t)e->cap);
+    int *ridx = (int *)(raw + 5 * (size_t)e->cap);
+    int count[HDNNP_MAX_ELEMENTS] = {0};
+    int n = 0;
+    for (int jj = 0; jj < jnum; jj++) {
+        const int j = pk_neigh_index(jlist[jj]);
+        const int ej = t2e[type[j]];
+        if (ej < 0) continue;
+        const double dx = x[j][0] - xi[0], dy = x[j][1] - xi[1], dz = x[j][2] - xi[2];
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 >= rc2) continue;
+        raw[4 * n] = dx;
+        raw[4 * n + 1] = dy;
+        raw[4 * n + 2] = dz;
+        raw[4 * n + 3] = r2;
+        rel[n] = ej;
+        ridx[n] = j;
+        count[ej]++;
+        n++;
+    }
+    e->n = n;
+    e->start[0] = 0;
+    for (int k = 0; k < ne; k++) e->start[k + 1] = e->start[k] + count[k];
+    int fill[HDNNP_MAX_ELEMENTS];
+    memcpy(fill, e->start, sizeof(int) * (size_t)ne);
+    for (int q = 0; q < n; q++) {
+        const int p = fill[rel[q]]++;
+        e->x[p] = raw[4 * q];
+        e->y[p] = raw[4 * q + 1];
+        e->z[p] = raw[4 * q + 2];
+        e->r[p] = raw[4 * q + 3];    /* r^2 until the loop below */
+        e->wz[p] = (double)m->el[rel[q]].z;
+        e->idx[p] = ridx[q];
+    }
+#pragma omp simd
+    for (int p = 0; p < n; p++) {
+        e->r[p] = sqrt(e->r[p]);
+        e->rinv[p] = 1.0 / e->r[p];
+    }
+    return PK_OK;
+}
+
+/* f_c and f_c' for r[k], k in [k0, k1). Branch-free for the common types so it vectorises. */
+HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int k0, int k1, const double *r,
+                                    double *f, double *df)
+{
+    const double rc = c->rc, irc = 1.0 / rc;
+    switch (c->type) {
+    case HDNNP_CT_TANHU:
+    case HDNNP_CT_TANH: {
+        const double pre = c->pre;
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+            const double e = hdnnp_exp(-2.0 * (1.0 - r[k] * irc));
+            const double t = (1.0 - e) / (1.0 + e);    /* tanh(1 - r/rc) */
+            const double t2 = t * t;
+            const int in = r[k] < rc;
+            f[k] = in ? pre * t * t2 : 0.0;
+            df[k] = in ? 3.0 * pre * t2 * (t2 - 1.0) * irc : 0.0;
+        }
+        break;
+    }
+    case HDNNP_CT_POLY2: {
+        const double rci = c->rci, iw = c->iw;
+#pragma omp simd
+        for (int k = k0; k < k1; k++) {
+            double x = (r[k] - rci) * iw;
+            x = x < 0.0 ? 0.0 : x;
+            const int in = r[k] < rc;
+            f[k] = in ? ((15.0 - 6.0 * x) * x - 10.0) * x * x * x + 1.0 : 0.0;
+            df[k] = in ? x * x * ((60.0 - 30.0 * x) * x - 30.0) * iw : 0.0;
+        }
+        break;
+    }
+    default:
+        for (int k = k0; k < k1; k++) hdnnp_cutoff_fdf(c, r[k], &f[k], &df[k]);
+        break;
+    }
+}
+
+/* Radial function: value and the coefficients d_n of its gradient (d_n (x_n - x_i)). */
+static inline __attribute__((always_inline)) void
+radial_impl(hdnnp_scratch *s, const hdnnp_element *el, int isf, const int weighted)
+{
+    const hdnnp_env *e = &s->env;
+    const hdnnp_sf *sf = &el->sf[isf];
+    const size_t cap = (size_t)s->cap;
+    const int n0 = weighted ? 0 : e->start[sf->e1], n1 = weighted ? e->n : e->start[sf->e1 + 1];
+    const double *fc = s->fc + sf->cut * cap, *dfc = s->dfc + sf->cut * cap;
+    double *d = s->rcoef + (size_t)isf * cap;
+    const double eta = sf->eta, rs = sf->rs;
+    double val = 0.0;
+    for (int n = 0; n < e->n; n++) d[n] = 0.0;
+#pragma omp simd reduction(+ : val)
+    for (int n = n0; n < n1; n++) {
+        const double dr = e->r[n] - rs;
+        const double t = (weighted ? e->wz[n] : 1.0) * hdnnp_exp(-eta * dr * dr);
+        val += t * fc[n];
+        d[n] = (dfc[n] - 2.0 * eta * dr * fc[n]) * t * e->rinv[n];
+    }
+    s->G[isf] = val;
+}
+
+HDNNP_HOT static void radial(hdnnp_scratch *s, const hdnnp_element *el, int isf)
+{
+    if (el->sf[isf].type == 12) radial_impl(s, el, isf, 1);
+    else radial_impl(s, el, isf, 0);
+}
+
+/* Contributing pairs of a group into s->pj/pk from pr->off; sets the real and padded counts. */
+HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
+                                 const hdnnp_angular_group *grp, hdnnp_pairs *pr)
+{
+    const int off = pr->off;
+    const hdnnp_env *e = &s->env;
+    const double rcut = el->cut[grp->cut].rc, rcut2 = rcut * rcut;
+    const int narrow = grp->type != 9, weighted = grp->type == 13;
+    const int same = weighted || grp->e1 == grp->e2;
+    const int j0 = weighted ? 0 : e->start[grp->e1], j1 = weighted ? e->n : e->start[grp->e1 + 1];
+    const int k0 = weighted ? 0 : e->start[grp->e2], k1 = weighted ? e->n : e->start[grp->e2 + 1];
+    int *pj = s->pj + off, *pk = s->pk + off;
+    /* 64-bit flags match the lanes of the double comparisons; raw_buf is free now */
+    long long *keep = (long long *)s->raw_buf.data;
+    int n = 0;
+    for (int j = j0; j < j1; j++) {
+        if (e->r[j] >= rcut) continue;
+        const double ax = e->x[j], ay = e->y[j], az = e->z[j];
+        const int kb = same ? j + 1 : k0;
+#pragma omp simd
+        for (int k = kb; k < k1; k++) {
+            const double cx = e->x[k] - ax, cy = e->y[k] - ay, cz = e->z[k] - az;
+            const double d2 = cx * cx + cy * cy + cz * cz;
+            keep[k] = (e->r[k] < rcut) & (!narrow | (d2 < rcut2));
+        }
+        for (int k = kb; k < k1; k++) {   /* branch-free compaction */
+            pj[n] = j;
+            pk[n] = k;
+            n += (int)keep[k];
+        }
+    }
+    const int np = (n + 3) & ~3;   /* padding pairs get zero weight in pair_data */
+    for (int q = n; q < np; q++) {
+        pj[q] = pj[0];
+        pk[q] = pk[0];
+    }
+    pr->nreal = n;
+    pr->n = np;
+}
+
+/* Pair quantities shared by all functions of a group (rs is the group's): the persistent
+ * factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and temporaries. */
+static inline __attribute__((always_inline)) void
+pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
+          const hdnnp_pairs *pr, const int narrow, const int weighted)
+{
+    const hdnnp_env *e = &s->env;
+    const size_t cap = (size_t)s->cap, tc = s->tcap, np = (size_t)pr->n;
+    const hdnnp_cutoff *cut = &el->cut[grp->cut];
+    const double *fc = s->fc + grp->cut * cap, *dfc = s->dfc + grp->cut * cap;
+    const int *pj = s->pj + pr->off, *pk = s->pk + pr->off;
+    const int n = pr->n & ~3, nreal = pr->nreal;
+    const double rs = grp->rs;
+    double *d = s->coef + pr->coef;
+    double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
+    double *ca = d + HDNNP_PAIR_CA * np, *cb = d + HDNNP_PAIR_CB * np;
+    double *iab = d + HDNNP_PAIR_IAB * np, *UA = d + HDNNP_PAIR_UA * np;
+    double *UB = d + HDNNP_PAIR_UB * np, *UC = d + HDNNP_PAIR_UC * np;
+    double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
+    double *GC = d + HDNNP_PAIR_GC * np;
+    double *t = s->t;
+    double *r2 = t + P_R2 * tc, *rcj = t + P_RC * tc, *ic = t + P_IC * tc;
+    double *fcc = t + P_FCC * tc, *dfcc = t + P_DFCC * tc, *S = t + P_S * tc;
+#pragma omp simd
+    for (int p = 0; p < n; p++) {
+        const int j = pj[p], k = pk[p];
+        const double ax = e->x[j], ay = e->y[j], az = e->z[j];
+        const double bx = e->x[k], by = e->y[k], bz = e->z[k];
+        const double ia = e->rinv[j], ib = e->rinv[k];
+        const double cx = bx - ax, cy = by - ay, cz = bz - az;
+        r2[p] = cx * cx + cy * cy + cz * cz;
+        const double c = (ax * bx + ay * by + az * bz) * ia * ib;
+        cs[p] = c;
+        ca[p] = c * ia * ia;
+        cb[p] = c * ib * ib;
+        iab[p] = ia * ib;
+        UA[p] = 1.0 - rs * ia;   /* (r_a - rs) / r_a */
+        UB[p] = 1.0 - rs * ib;
+        const double w = (weighted ? e->wz[j] * e->wz[k] : 1.0) * (p < nreal ? 1.0 : 0.0);
+        F[p] = w * fc[j] * fc[k];
+        GA[p] = w * dfc[j] * fc[k] * ia;
+        GB[p] = w * fc[j] * dfc[k] * ib;
+        const double da = e->r[j] - rs, db = e->r[k] - rs;
+        S[p] = da * da + db * db;
+    }
+    if (narrow) {
+#pragma omp simd
+        for (int p = 0; p < n; p++) {
+            const double r = sqrt(r2[p]);
+            rcj[p] = r;
+            ic[p] = 1.0 / r;
+        }
+        cutoff_values(cut, 0, n, rcj, fcc, dfcc);
+#pragma omp simd
+        for (int p = 0; p < n; p++) {
+            const double uc = 1.0 - rs * ic[p], gc = F[p] * dfcc[p] * ic[p], dc = rcj[p] - rs;
+            F[p] *= fcc[p];
+            GA[p] = GA[p] * fcc[p] + gc;   /* gamma's terms folded into A, B and C */
+            GB[p] = GB[p] * fcc[p] + gc;
+            GC[p] = gc;
+            UA[p] += uc;
+            UB[p] += uc;
+            UC[p] = uc;
+            S[p] += dc * dc;
+        }
+    } else {
+#pragma omp simd
+        for (int p = 0; p < n; p++) UC[p] = GC[p] = 0.0;
+    }
+    for (int x = 0; x < grp->nexp; x++) {
+        const double eta = grp->exp_eta[x];
+        double *Ex = t + (P_NFIXED + (size_t)x) * tc;
+#pragma omp simd
+        for (int p = 0; p < n; p++) Ex[p] = hdnnp_exp(-eta * S[p]);
+    }
+}
+
+/* P^(zeta-1) into pw[p] for exponents the specialised loop does not inline; 0 where
+ * P = 1 + lambda cos <= 0 (n2p2 drops those terms). */
+static void angular_power(const hdnnp_sf *sf, int n, const double *cs, double *pw)
+{
+    for (int p = 0; p < n; p++) {
+        const double P = 1.0 + sf->lambda * cs[p];
+        pw[p] = P > 0.0 ? pow(P, sf->int_pow ? (double)(sf->zeta_int - 1) : sf->zeta - 1.0) : 0.0;
+    }
+}
+
+/* One angular function over the pairs of its group: returns the value and stores
+ * Y = 2^(1-zeta) E P^(zeta-1) per pair (0 where P <= 0), from which hdnnp_contract rebuilds
+ * the gradient (T = Y F P). m = zeta - 1 is a compile-time constant for small integers;
+ * m < 0 uses the precomputed powers. */
+static inline __attribute__((always_inline)) double
+angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int x, double *Y,
+           const int m)
+{
+    const size_t tc = s->tcap, np = (size_t)pr->n;
+    const double *d = s->coef + pr->coef;
+    const double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
+    const double *pwv = s->t + P_PW * tc, *Ex = s->t + (P_NFIXED + (size_t)x) * tc;
+    const double lam = sf->lambda, norm = sf->norm;
+    const size_t n = (size_t)pr->n;
+    /* blocks of 4 pairs; two accumulators so that the additions of neighbouring blocks
+     * overlap (the last block may be unpaired) */
+    hdnnp_v4 acc0 = {0.0, 0.0, 0.0, 0.0}, acc1 = acc0;
+    for (size_t p = 0; p < n; p += 4) {
+        const hdnnp_v4 P = 1.0 + lam * v4_load(cs + p);
+        hdnnp_v4 pw = {1.0, 1.0, 1.0, 1.0};
+        if (m < 0) pw = v4_load(pwv + p);
+        else
+            for (int r = 0; r < m; r++) pw *= P;
+        const hdnnp_v4 y = v4_select(P > 0.0, norm * v4_load(Ex + p) * pw);
+        v4_store(Y + p, y);
+        const hdnnp_v4 t = y * v4_load(F + p) * P;
+        if (p & 4) acc1 += t;
+        else acc0 += t;
+    }
+    const hdnnp_v4 a = acc0 + acc1;
+    return (a[0] + a[1]) + (a[2] + a[3]);
+}
+
+static inline __attribute__((always_inline)) void
+angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int narrow,
+                   const int weighted)
+{
+    const hdnnp_angular_group *grp = &el->angular[g];
+    const hdnnp_pairs *pr = &s->grp[g];
+    pair_data(s, el, grp, pr, narrow, weighted);
+    for (int m = 0; m < grp->nsf; m++) {
+        const int isf = grp->sf[m];
+        const hdnnp_sf *sf = &el->sf[isf];
+        const int x = grp->sf_exp[m];
+        double *Y = s->coef + pr->coef + (HDNNP_PAIR_N + (size_t)m) * pr->n;
+        const int zm = sf->int_pow && sf->zeta_int <= 5 ? sf->zeta_int - 1 : -1;
+        double val;
+        switch (zm) {
+        case 0: val = angular_sf(s, pr, sf, x, Y, 0); break;
+        case 1: val = angular_sf(s, pr, sf, x, Y, 1); break;
+        case 2: val = angular_sf(s, pr, sf, x, Y, 2); break;
+        case 3: val = angular_sf(s, pr, sf, x, Y, 3); break;
+        case 4: val = angular_sf(s, pr, sf, x, Y, 4); break;
+        default:
+            angular_power(sf, pr->n, s->coef + pr->coef + HDNNP_PAIR_COS * (size_t)pr->n,
+                          s->t + P_PW * s->tcap);
+            val = angular_sf(s, pr, sf, x, Y, -1);
+            break;
+        }
+        s->G[isf] = val;
+    }
+}
+
+HDNNP_HOT static void angular_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
+{
+    const int type = el->angular[g].type;
+    if (type == 3) angular_group_impl(s, el, g, 1, 0);
+    else if (type == 9) angular_group_impl(s, el, g, 0, 0);
+    else angular_group_impl(s, el, g, 1, 1);
+}
+
+pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
+{
+    const hdnnp_env *e = &s->env;
+    const size_t cap = (size_t)e->cap, nsf = (size_t)el->nsf, ng = (size_t)el->nangular;
+    /* layout of the per-atom buffers */
+    if (pk_buffer_reserve(&s->sf_buf, nsf * (1 + cap), sizeof(double), st) ||
+        pk_buffer_reserve(&s->grp_buf, ng + 1, sizeof(hdnnp_pairs), st))
+        return st->code;
+    s->cap = e->cap;
+    s->G = s->sf_buf.data;
+    s->rcoef = s->G + nsf;
+    s->grp = s->grp_buf.data;
+    size_t maxpairs = 0, totpairs = 0;
+    for (size_t g = 0; g < ng; g++) {    /* upper bound of the pairs of every group */
+        const hdnnp_angular_group *a = &el->angular[g];
+        const int all = a->type == 13;
+        const size_t n1 = all ? (size_t)e->n : (size_t)(e->start[a->e1 + 1] - e->start[a->e1]);
+        const size_t n2 = all ? (size_t)e->n : (size_t)(e->start[a->e2 + 1] - e->start[a->e2]);
+        const size_t np = (all || a->e1 == a->e2 ? n1 * (n1 > 0 ? n1 - 1 : 0) / 2 : n1 * n2) + 4;
+        totpairs += np;
+        if (np > maxpairs) maxpairs = np;
+    }
+    if (pk_buffer_reserve(&s->pair_buf, 2 * totpairs + 1, sizeof(int), st)) return st->code;
+    s->pj = s->pair_buf.data;
+    s->pk = s->pj + totpairs;
+    int off = 0;
+    size_t ncoef = 0, maxexp = 0;
+    for (size_t g = 0; g < ng; g++) {
+        hdnnp_pairs *pr = &s->grp[g];
+        pr->off = off;
+        list_pairs(s, el, &el->angular[g], pr);
+        pr->coef = ncoef;
+        off += pr->n;
+        ncoef += (HDNNP_PAIR_N + (size_t)el->angular[g].nsf) * (size_t)pr->n;
+        if ((size_t)el->angular[g].nexp > maxexp) maxexp = (size_t)el->angular[g].nexp;
+    }
+    if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses the temporaries per atom */
+    if (pk_buffer_reserve(&s->coef_buf, ncoef + 1, sizeof(double), st) ||
+        pk_buffer_reserve(&s->tmp_buf,
+                          2 * (size_t)el->ncut * cap + (P_NFIXED + maxexp) * maxpairs + 4 * nsf,
+                          sizeof(double), st))
+        return st->code;
+    s->coef = s->coef_buf.data;
+    s->fc = s->tmp_buf.data;
+    s->dfc = s->fc + (size_t)el->ncut * cap;
+    s->t = s->dfc + (size_t)el->ncut * cap;
+    s->tcap = maxpairs;
+
+    for (int c = 0; c < el->ncut; c++)
+        cutoff_values(&el->cut[c], 0, e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
+    for (int r = 0; r < el->nradial; r++) radial(s, el, el->radial[r]);
+    for (size_t g = 0; g < ng; g++)
+        if (s->grp[g].n > 0) angular_group(s, el, (int)g);
+        else
+            for (int m = 0; m < el->angular[g].nsf; m++) s->G[el->angular[g].sf[m]] = 0.0;
+    return PK_OK;
+}
+
+void hdnnp_scratch_free(hdnnp_scratch *s)
+{
+    pk_buffer_free(&s->env_buf);
+    pk_buffer_free(&s->raw_buf);
+    pk_buffer_free(&s->sf_buf);
+    pk_buffer_free(&s->pair_buf);
+    pk_buffer_free(&s->coef_buf);
+    pk_buffer_free(&s->tmp_buf);
+    pk_buffer_free(&s->nn_buf);
+    pk_buffer_free(&s->grp_buf);
+    memset(s, 0, sizeof *s);
+}

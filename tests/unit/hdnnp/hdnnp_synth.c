@@ -1,0 +1,62 @@
+#include "hdnnp_synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hdnnp_system.h"
+
+double hd_rand(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return (double)(*s >> 8) / 16777216.0;
+}
+
+int hd_synth_write(const char *dir, const hd_synth *m, const int *nsf, const int *z,
+                   const int *hidden, int nhidden)
+{
+    size_t cap = 1 << 16;
+    char *buf = malloc(cap);
+    int n = snprintf(buf, cap,
+                     "# synthetic model\nnumber_of_elements %d\nelements %s\n"
+                     "cutoff_type %d %g\n%s\nscale_min_short -1.0\nscale_max_short 1.0\n"
+                     "%s\n%s\n%s\n",
+                     m->nelements, m->elements, m->cutoff_type, m->alpha,
+                     m->scaling ? m->scaling : "", m->network, m->extra ? m->extra : "",
+                     m->symfuncs);
+    int rc = hd_write_file(dir, "input.nn", buf);
+
+    /* scaling.data: ranges wide enough that the clusters below do not extrapolate much */
+    n = 0;
+    n += snprintf(buf + n, cap - (size_t)n, "# e sf min max mean sigma\n");
+    unsigned st = m->seed + 7u;
+    for (int e = 0; e < m->nelements; e++)
+        for (int s = 0; s < nsf[e]; s++) {
+            const double lo = -0.1 * hd_rand(&st), hi = 2.0 + 3.0 * hd_rand(&st);
+            n += snprintf(buf + n, cap - (size_t)n, "%d %d %.17g %.17g %.17g %.17g\n", e + 1, s + 1,
+                          lo, hi, 0.3 * hi, 0.2 * hi + 0.05);
+        }
+    rc |= hd_write_file(dir, "scaling.data", buf);
+
+    st = m->seed;
+    for (int e = 0; e < m->nelements; e++) {
+        int sizes[16];
+        sizes[0] = nsf[e];
+        for (int l = 0; l < nhidden; l++) sizes[l + 1] = hidden[l];
+        sizes[nhidden + 1] = 1;
+        n = 0;
+        for (int l = 1; l <= nhidden + 1; l++) {
+            const int nw = sizes[l - 1] * sizes[l] + sizes[l];
+            for (int k = 0; k < nw; k++) {
+                const double scale = k < sizes[l - 1] * sizes[l] ? 2.0 : 4.0;   /* weights, biases */
+                n += snprintf(buf + n, cap - (size_t)n, "%.17g a %d\n",
+                              (2.0 * hd_rand(&st) - 1.0) / scale, k + 1);
+            }
+        }
+        char name[64];
+        snprintf(name, sizeof name, "weights.%03d.data", z[e]);
+        rc |= hd_write_file(dir, name, buf);
+    }
+    free(buf);
+    return rc;
+}
