@@ -6,7 +6,6 @@
 #include "comm.h"
 #include "error.h"
 #include "force.h"
-#include "memory.h"
 #include "neigh_list.h"
 #include "neighbor.h"
 #include "update.h"
@@ -37,20 +36,7 @@ PairDeepMDPK::PairDeepMDPK(LAMMPS *lmp) :
 PairDeepMDPK::~PairDeepMDPK()
 {
   pk_deepmd_destroy(model);
-  if (allocated) {
-    memory->destroy(setflag);
-    memory->destroy(cutsq);
-  }
-}
-
-void PairDeepMDPK::allocate()
-{
-  allocated = 1;
-  const int n = atom->ntypes;
-  memory->create(setflag, n + 1, n + 1, "pair:setflag");
-  memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
-  for (int i = 0; i <= n; i++)
-    for (int j = 0; j <= n; j++) setflag[i][j] = 0;
+  PairKit::free_pair_tables(lmp, this);
 }
 
 /* pair_style deepmd/pk model [tabulate yes|no] [table_step x] */
@@ -124,7 +110,7 @@ void PairDeepMDPK::coeff(int narg, char **arg)
   pk_deepmd_set_type_map(model, n, map.data(), &st);
   PairKit::check(lmp, "pair_coeff for deepmd/pk", st, true);
 
-  if (!allocated) allocate();
+  if (!allocated) PairKit::allocate_pair_tables(lmp, this);
   // Every type pair is set (NULL types simply take no part); LAMMPS needs all pairs set.
   for (int i = 1; i <= n; i++)
     for (int j = i; j <= n; j++) setflag[i][j] = 1;

@@ -32,7 +32,6 @@ class PairDeepMDPK : public Pair {
   int tabulate;
   double table_step;
 
-  void allocate();
 };
 
 }    // namespace LAMMPS_NS

@@ -39,10 +39,7 @@ PairMDPDPK::~PairMDPDPK()
 {
   pk_mdpd_destroy(model);
   memory->destroy(rho_own);
-  if (allocated) {
-    memory->destroy(setflag);
-    memory->destroy(cutsq);
-  }
+  PairKit::free_pair_tables(lmp, this);
 }
 
 /* pair_style mdpd/pk T rc seed [density warren|lucy] */
@@ -99,14 +96,7 @@ void PairMDPDPK::set_coeff(int ilo, int ihi, int jlo, int jhi, double A, double 
   pk_status_clear(&st);
   pk_mdpd_coeff(model, ilo, ihi, jlo, jhi, A, B, gamma, rc, rd, &st);
   PairKit::check(lmp, "pair_coeff for mdpd/pk", st, true);
-  if (!allocated) {
-    allocated = 1;
-    const int n = atom->ntypes;
-    memory->create(setflag, n + 1, n + 1, "pair:setflag");
-    memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
-    for (int i = 0; i <= n; i++)
-      for (int j = 0; j <= n; j++) setflag[i][j] = 0;
-  }
+  if (!allocated) PairKit::allocate_pair_tables(lmp, this);
   for (int i = ilo; i <= ihi; i++)
     for (int j = MAX(jlo, i); j <= jhi; j++) setflag[i][j] = 1;
 }

@@ -1,6 +1,7 @@
 #include "pair_mdpd_rhosum_pk.h"
 
 #include "pair_mdpd_pk.h"
+#include "pk_adapter.h"
 
 #include "atom.h"
 #include "comm.h"
@@ -18,11 +19,8 @@ PairMDPDRhosumPK::PairMDPDRhosumPK(LAMMPS *lmp) : Pair(lmp), cut(nullptr)
 
 PairMDPDRhosumPK::~PairMDPDRhosumPK()
 {
-  if (allocated) {
-    memory->destroy(setflag);
-    memory->destroy(cutsq);
-    memory->destroy(cut);
-  }
+  if (allocated) memory->destroy(cut);
+  PairKit::free_pair_tables(lmp, this);
 }
 
 // The density is computed by mdpd/pk in its own pass; nothing to do here.
@@ -33,16 +31,11 @@ void PairMDPDRhosumPK::compute(int eflag, int vflag)
 
 void PairMDPDRhosumPK::allocate()
 {
-  allocated = 1;
+  PairKit::allocate_pair_tables(lmp, this);
   const int n = atom->ntypes;
-  memory->create(setflag, n + 1, n + 1, "pair:setflag");
-  memory->create(cutsq, n + 1, n + 1, "pair:cutsq");
   memory->create(cut, n + 1, n + 1, "pair:cut");
   for (int i = 0; i <= n; i++)
-    for (int j = 0; j <= n; j++) {
-      setflag[i][j] = 0;
-      cut[i][j] = 0.0;
-    }
+    for (int j = 0; j <= n; j++) cut[i][j] = 0.0;
 }
 
 void PairMDPDRhosumPK::settings(int narg, char **)

@@ -4,6 +4,7 @@
 #include "comm.h"
 #include "error.h"
 #include "lammps.h"
+#include "memory.h"
 #include "neigh_list.h"
 #include "pair.h"
 #include "utils.h"
@@ -37,6 +38,24 @@ pk_neigh neigh_view(const NeighList *list)
   l.numneigh = list->numneigh;
   l.firstneigh = list->firstneigh;
   return l;
+}
+
+void allocate_pair_tables(LAMMPS *lmp, Pair *pair)
+{
+  const int n = lmp->atom->ntypes;
+  lmp->memory->create(pair->setflag, n + 1, n + 1, "pair:setflag");
+  lmp->memory->create(pair->cutsq, n + 1, n + 1, "pair:cutsq");
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j <= n; j++) pair->setflag[i][j] = 0;
+  pair->allocated = 1;
+}
+
+void free_pair_tables(LAMMPS *lmp, Pair *pair)
+{
+  if (!pair->allocated) return;
+  lmp->memory->destroy(pair->setflag);
+  lmp->memory->destroy(pair->cutsq);
+  pair->allocated = 0;
 }
 
 pk_out output_view(LAMMPS *lmp, const Pair *pair)

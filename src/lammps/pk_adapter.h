@@ -18,6 +18,10 @@ namespace PairKit {
 // Owned and ghost atoms of this rank. Velocities are included when the atom style has them.
 pk_atoms atoms_view(LAMMPS_NS::LAMMPS *lmp);
 pk_neigh neigh_view(const LAMMPS_NS::NeighList *list);
+// The per-type-pair tables every pair style needs (setflag cleared, cutsq), sized by the
+// current number of atom types; sets pair->allocated. free_pair_tables undoes it.
+void allocate_pair_tables(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair);
+void free_pair_tables(LAMMPS_NS::LAMMPS *lmp, LAMMPS_NS::Pair *pair);
 // Where a core writes this step's results: atom->f, and the pair's per-atom energy/virial
 // arrays when LAMMPS asked for them (after ev_init). Totals start at zero.
 pk_out output_view(LAMMPS_NS::LAMMPS *lmp, const LAMMPS_NS::Pair *pair);

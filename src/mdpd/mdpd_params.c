@@ -74,7 +74,7 @@ pk_code pk_mdpd_coeff(pk_mdpd *m, int ilo, int ihi, int jlo, int jhi, double A, 
 
 pk_code pk_mdpd_density_cutoff(pk_mdpd *m, int itype, int jtype, double h, pk_status *st)
 {
-    if (h < 0.0) return pk_fail(st, PK_ERR_ARG, "density cutoff must be > 0 (got %g)", h);
+    if (h < 0.0) return pk_fail(st, PK_ERR_ARG, "density cutoff must be >= 0 (got %g; 0 means rd)", h);
     pk_mdpd_pair *a = &m->pair[itype * (m->ntypes + 1) + jtype];
     pk_mdpd_pair *b = &m->pair[jtype * (m->ntypes + 1) + itype];
     a->h = b->h = (h > 0.0 ? h : a->rd);

@@ -30,6 +30,21 @@ static int pk_test_passed, pk_test_failed;
                  g_, w_, fabs(g_ - w_) / s_, (double)(rtol));                    \
     } while (0)
 
+/* Whole file as a NUL-terminated string (caller frees), or NULL if it cannot be opened. */
+static inline char *pk_test_slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *buf = malloc((size_t)(n > 0 ? n : 0) + 1);
+    size_t got = buf ? fread(buf, 1, (size_t)(n > 0 ? n : 0), fp) : 0;
+    if (buf) buf[got] = '\0';
+    fclose(fp);
+    return buf;
+}
+
 static inline int pk_test_finish(void)
 {
     printf("%d passed, %d failed\n", pk_test_passed, pk_test_failed);

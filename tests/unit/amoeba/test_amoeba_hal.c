@@ -5,23 +5,8 @@
 #include <stdlib.h>
 
 #include "amoeba_testsys.h"
+#include "amoeba_check.h"
 #include "pk_test.h"
-
-/* Energy, forces (of the atoms the file lists) and virial (if given) against LAMMPS. */
-static void check_reference(test_system *s, const pk_amoeba_model *m, const char *file)
-{
-    pk_status st;
-    ts_errors err;
-    pk_code rc = ts_against_reference(s, m, TS_HAL, &err, &st);
-    PK_CHECK(rc == PK_OK, "%s hal: %s", file, st.msg);
-    PK_CHECK_CLOSE(err.energy, err.ref_energy, 1e-10, 1e-12); /* references have 15 digits */
-    PK_CHECK(err.fdev <= 1e-10 * err.fmax, "%s forces: max dev %g of %g", file, err.fdev, err.fmax);
-    PK_CHECK(err.vdev <= 1e-10 * err.vmax, "%s virial: max dev %g of %g", file, err.vdev, err.vmax);
-    printf("%-18s HAL  E = %.12f (LAMMPS %.12f, rel %.2e), max |dF| %.2e of max |F| %.3g, "
-           "max |dW| %.2e of %.3g\n",
-           file, err.energy, err.ref_energy, fabs(err.energy - err.ref_energy) / fabs(err.ref_energy),
-           err.fdev, err.fmax, err.vdev, err.vmax);
-}
 
 static void cluster(const pk_amoeba_model *m, const char *file)
 {
@@ -32,7 +17,7 @@ static void cluster(const pk_amoeba_model *m, const char *file)
         return;
     }
     PK_CHECK(ts_assign(&s, m, &st) == PK_OK, "%s assign: %s", file, st.msg);
-    check_reference(&s, m, file);
+    check_term_reference(&s, m, TS_HAL, "HAL", file);
 
     /* forces and virial are the energy's derivatives */
     double fdev, fmaxf, fd[6], vir[6];
@@ -68,7 +53,7 @@ static void water_box(void)
         return;
     }
     PK_CHECK(ts_assign(&s, &m, &st) == PK_OK, "water box assign: %s", st.msg);
-    check_reference(&s, &m, "water_box.txt");
+    check_term_reference(&s, &m, TS_HAL, "HAL", "water_box.txt");
     ts_free(&s);
     pk_amoeba_free(&m);
 }

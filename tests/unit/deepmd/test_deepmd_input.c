@@ -8,20 +8,6 @@
 #include "dp_run.h"
 #include "pk_test.h"
 
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (fread(s, 1, (size_t)n, fp) != (size_t)n) n = 0;
-    s[n] = 0;
-    fclose(fp);
-    return s;
-}
-
 /* Write the model with the first occurrence of `from` replaced by `to`, then load it and
  * check the code and that the message contains each of the expected pieces. */
 static void expect(const char *model, const char *from, const char *to, pk_code code,
@@ -58,7 +44,7 @@ static void bad_files(void)
                  (st.code == PK_ERR_FILE || st.code == PK_ERR_UNSUPPORTED) &&
                  strstr(st.msg, "deepmd_bad_model.dp"), "broken HDF5: %s", st.msg);
     remove("deepmd_bad_model.dp");
-    char *m = slurp(dp_shared_path("reference/deepmd/deeppot_sea.yaml"));
+    char *m = pk_test_slurp(dp_shared_path("reference/deepmd/deeppot_sea.yaml"));
     PK_CHECK(m != NULL, "cannot read the reference model");
     if (!m) return;
     expect(m, "backend: PyTorch\nmodel:", "backend: PyTorch\nmodel: [1, 2\n  x:", PK_ERR_FORMAT,

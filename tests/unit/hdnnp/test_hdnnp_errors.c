@@ -14,20 +14,6 @@
 static char ref[1024], tmp[64];
 static int ncase;
 
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, fp);
-    buf[got] = '\0';
-    fclose(fp);
-    return buf;
-}
-
 /* Replace the first occurrence of `from` by `to` (from == NULL: append to). */
 static char *replace(const char *text, const char *from, const char *to)
 {
@@ -52,7 +38,7 @@ static const char *variant(const char *name, const char *from, const char *to)
     for (int f = 0; f < 4; f++) {
         char src[1200];
         snprintf(src, sizeof src, "%s/%s", ref, files[f]);
-        char *text = slurp(src), *edited = text;
+        char *text = pk_test_slurp(src), *edited = text;
         if (strcmp(files[f], name) == 0) {
             if (!from && !to) { free(text); continue; }   /* file left out */
             edited = replace(text, from, to);
