@@ -84,6 +84,11 @@ typedef enum { PK_AMOEBA_RULE_ARITHMETIC, PK_AMOEBA_RULE_GEOMETRIC, PK_AMOEBA_RU
 
 typedef enum { PK_AMOEBA_POLAR_MUTUAL, PK_AMOEBA_POLAR_DIRECT } pk_amoeba_polar_kind;
 
+/* Electrostatics at the cutoffs: LAMMPS = hard cutoffs at mpole_cut and polar_cut as LAMMPS
+ * amoeba without Ewald; SMOOTH = every electrostatic interaction switched to zero at its
+ * cutoff, so the energy is a smooth function of the positions (amoeba/pk's default). */
+typedef enum { PK_AMOEBA_ELEC_LAMMPS, PK_AMOEBA_ELEC_SMOOTH } pk_amoeba_elec;
+
 enum { PK_AMOEBA_MAX_POLGROUP = 8 };   /* types listed on one polarize line */
 
 /* One "multipole" record: the frame is defined by atom types zt, xt, yt (0 = unused). */
@@ -107,6 +112,7 @@ typedef struct {
     int pcg_precond, pcg_guess;
     double pcg_peek;
     double box[3];                   /* a-, b-, c-axis if given (0 otherwise), for checks */
+    pk_amoeba_elec elec;             /* set by the caller; pk_amoeba_read leaves LAMMPS */
 } pk_amoeba_settings;
 
 typedef struct {
