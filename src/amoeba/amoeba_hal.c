@@ -88,9 +88,8 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                 double de = -7.0 * (tau / (dhal + 1.0) * e +
                                     eps * tau7 * r6 * (ghal + 1.0) * (rv7 / rho) * (rv7 / rho));
                 if (r2 > tp.cut2) {
-                    const double *c = tp.c;
-                    const double sw = ((((c[5] * r + c[4]) * r + c[3]) * r + c[2]) * r + c[1]) * r + c[0];
-                    const double dsw = (((5.0 * c[5] * r + 4.0 * c[4]) * r + 3.0 * c[3]) * r + 2.0 * c[2]) * r + c[1];
+                    double dsw;
+                    const double sw = amoeba_taper_eval(&tp, r, &dsw);
                     de = e * dsw + de * sw;
                     e *= sw;
                 }

@@ -12,7 +12,9 @@
  * one, l9 = 1 - (1 + a + 18/35 a^2 + 9/35 a^3) e^-a, is needed by forces. The mutual equations
  * (alpha^-1 - T) u = E_perm are solved by preconditioned conjugate gradients; the
  * dipole-dipole tensors T_ik = l5 3 r r^T / r^5 - l3 I / r^3 (times mutual-11-scale
- * inside a group) are computed once per call and reused by every iteration. */
+ * inside a group) are computed once per call and reused by every iteration. In SMOOTH
+ * mode the permanent fields, T_ik and the preconditioner blocks of a pair carry S(r_ik)
+ * (pk_amoeba.h). */
 #include <math.h>
 #include <string.h>
 
@@ -129,6 +131,8 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
     slot *sl = w->counts.data;
     int *pairs = w->pairs.data, *pcp = w->pc_pairs.data;
     double *ten = w->tensors.data, *pct = w->pc_tensors.data;
+    amoeba_switch sw;
+    if (amoeba_switch_init(m, 1, &sw, st)) return st->code;
 
     memset(field, 0, (size_t)nall * sizeof *field);
     if (pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st)) return st->code;
@@ -150,7 +154,10 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                 const int same = s->amgroup[i] == s->amgroup[k];
                 const double uscale = same ? m->mutual11_scale : 1.0;
                 const double rr = sqrt(r2);
-                const int in_pc = use_pc && nl->precond[jlist + jj - entries];
+                /* SMOOTH: every pair tensor below is switched by S(r) (1 in LAMMPS mode) */
+                double dsdr;
+                const double sr = sw.on && r2 >= off2 ? 0.0 : amoeba_switch_eval(&sw, rr, r2, &dsdr);
+                const int in_pc = use_pc && nl->precond[jlist + jj - entries] && sr != 0.0;
                 double l[4] = {1.0, 1.0, 1.0, 1.0};
                 if (in_pc || r2 <= off2) amoeba_thole(m, ti, tk, rr, l);
 
@@ -158,8 +165,8 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                  * the list marked at reneighbouring */
                 if (in_pc) {
                     const double pol = m->polarity[ti] * m->polarity[tk];
-                    const double b3 = uscale * l[0] * pol / (rr * r2);
-                    const double b5 = 3.0 * uscale * l[1] * pol / (rr * r2 * r2);
+                    const double b3 = sr * uscale * l[0] * pol / (rr * r2);
+                    const double b5 = sr * 3.0 * uscale * l[1] * pol / (rr * r2 * r2);
                     double *t = pct + 6 * ((size_t)sl[ii].off + (size_t)npc);
                     t[0] = b5 * r[0] * r[0] - b3;
                     t[1] = b5 * r[0] * r[1];
@@ -175,8 +182,9 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                 const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
                 const double dscale = same ? m->direct11_scale : 1.0;
                 const double pscale = same ? m->polar_intra[cls] : m->polar_scale[cls];
-                const double bd[3] = {dscale * l[0] * rr3, dscale * l[1] * rr5, dscale * l[2] * rr7};
-                const double bp[3] = {pscale * l[0] * rr3, pscale * l[1] * rr5, pscale * l[2] * rr7};
+                const double ds = sr * dscale, ps = sr * pscale;
+                const double bd[3] = {ds * l[0] * rr3, ds * l[1] * rr5, ds * l[2] * rr7};
+                const double bp[3] = {ps * l[0] * rr3, ps * l[1] * rr5, ps * l[2] * rr7};
                 double fi[3], fk[3];
                 perm_field(rpole[i], rpole[k], r, bd, fi, fk);
                 for (int d = 0; d < 3; d++) {
@@ -189,7 +197,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                     fl[k][3 + d] += fk[d];
                 }
                 if (mutual) {
-                    const double b3 = uscale * l[0] * rr3, b5 = uscale * l[1] * rr5;
+                    const double b3 = sr * uscale * l[0] * rr3, b5 = sr * uscale * l[1] * rr5;
                     double *t = ten + 6 * ((size_t)sl[ii].off + (size_t)ndip);
                     t[0] = -b3 + b5 * r[0] * r[0];
                     t[1] = b5 * r[0] * r[1];

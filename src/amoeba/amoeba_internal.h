@@ -30,6 +30,44 @@ typedef struct {
 } amoeba_taper;
 void amoeba_taper_init(amoeba_taper *tp, double cut, double off);
 
+/* S(r) and dS/dr inside (cut, off). */
+static inline double amoeba_taper_eval(const amoeba_taper *tp, double r, double *dsdr)
+{
+    const double *c = tp->c;
+    *dsdr = (((5.0 * c[5] * r + 4.0 * c[4]) * r + 3.0 * c[3]) * r + 2.0 * c[2]) * r + c[1];
+    return ((((c[5] * r + c[4]) * r + c[3]) * r + c[2]) * r + c[1]) * r + c[0];
+}
+
+/* Default start of the electrostatic switch as a fraction of the cutoff (Tinker/LAMMPS
+ * mpole-taper default). */
+#define AMOEBA_ELEC_TAPER 0.65
+
+/* The switch of one electrostatic term in SMOOTH mode: every pair of the term is
+ * multiplied by S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5, x = (r - start) / (cut - start), from
+ * start to the cutoff (pk_amoeba.h). It is LAMMPS's taper polynomial written in x, which
+ * keeps S and dS/dr accurate to round-off (the power form in r cancels to ~1e-12). */
+typedef struct {
+    int on;
+    double start, start2, width;
+} amoeba_switch;
+
+/* The multipole (polar = 0) or polarization (polar = 1) switch of the model; fails in
+ * SMOOTH mode unless 0 < taper < cutoff. */
+pk_code amoeba_switch_init(const pk_amoeba_model *m, int polar, amoeba_switch *sw, pk_status *st);
+
+/* S(r) (1 inside the start or with the switch off) and dS/dr of a pair within the cutoff at
+ * distance r (r2 = r^2). */
+static inline double amoeba_switch_eval(const amoeba_switch *sw, double r, double r2, double *dsdr)
+{
+    if (!sw->on || r2 <= sw->start2) {
+        *dsdr = 0.0;
+        return 1.0;
+    }
+    const double x = (r - sw->start) / sw->width, y = 1.0 - x;
+    *dsdr = -30.0 * x * x * y * y / sw->width;
+    return 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
+}
+
 /* Per-thread partial sums (energy + 6 virial) in w->partial: nthreads * 8 doubles. */
 pk_code amoeba_partials_begin(pk_amoeba_work *w, int nthreads, pk_status *st);
 double *amoeba_partials_slice(pk_amoeba_work *w, int tid);

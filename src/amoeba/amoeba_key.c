@@ -23,7 +23,7 @@ static int is_unsupported(const char *k)
         "ewald", "dewald", "ewald-alpha", "pewald-alpha", "dewald-alpha", "pme-grid",
         "dpme-grid", "pme-order", "ppme-order", "dpme-order", "dewald-cutoff",
         "repulsion-cutoff", "repulsion-taper", "dispersion-cutoff", "dispersion-taper",
-        "ctrn-cutoff", "ctrn-taper", "polar-predict", "mpole-taper", "vdw-correction",
+        "ctrn-cutoff", "ctrn-taper", "polar-predict", "vdw-correction",
         "neutralize", "boundary"};
     for (size_t n = 0; n < sizeof v / sizeof *v; n++)
         if (amoeba_streq(k, v[n])) return 1;
@@ -55,7 +55,8 @@ static pk_code positive(const amoeba_text *t, const amoeba_record *r, double *v,
 
 /* A taper value >= 1 is a distance; below 1 it is a fraction of the cutoff (Tinker). LAMMPS
  * computes -v * cutoff there, right for the negative fractions its examples use but a
- * negative distance for 0 < v < 1; the magnitude is taken for both. */
+ * negative distance for 0 < v < 1; the magnitude is taken for both. (For mpole-taper
+ * LAMMPS takes the fraction of the vdW cutoff; here it is the multipole cutoff's.) */
 static double taper_distance(double v, double cut)
 {
     return v >= 1.0 ? v : fabs(v) * cut;
@@ -72,16 +73,19 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
     if (is_ignored(k)) return PK_OK;
     if (is_unsupported(k))
         return FAIL(PK_ERR_UNSUPPORTED, "key '%s' is not supported by amoeba/pk "
-                    "(no Ewald/PME, HIPPO terms, predictors or electrostatic tapers)", k);
+                    "(no Ewald/PME, HIPPO terms or predictors)", k);
 
     if (amoeba_streq(k, "cutoff")) {
-        /* all cutoffs; default tapers 0.9 (vdW) of the cutoff */
+        /* all cutoffs; default tapers 0.9 (vdW) and 0.65 (electrostatics) of the cutoff */
         if (positive(t, r, &v, st)) return st->code;
         s->vdw_cut = s->mpole_cut = s->polar_cut = v;
         s->vdw_taper = 0.9 * v;
+        s->mpole_taper = s->polar_taper = AMOEBA_ELEC_TAPER * v;
     } else if (amoeba_streq(k, "taper")) {
         if (one_value(t, r, &v, st)) return st->code;
         s->vdw_taper = taper_distance(v, s->vdw_cut);
+        s->mpole_taper = taper_distance(v, s->mpole_cut);
+        s->polar_taper = taper_distance(v, s->polar_cut);
     } else if (amoeba_streq(k, "vdw-cutoff")) {
         if (positive(t, r, &v, st)) return st->code;
         s->vdw_cut = v;
@@ -91,9 +95,15 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
         s->vdw_taper = taper_distance(v, s->vdw_cut);
     } else if (amoeba_streq(k, "mpole-cutoff")) {
         if (positive(t, r, &s->mpole_cut, st)) return st->code;
+        s->mpole_taper = AMOEBA_ELEC_TAPER * s->mpole_cut;
+    } else if (amoeba_streq(k, "mpole-taper")) {
+        /* LAMMPS reads it but, without Ewald, never applies it; SMOOTH mode does */
+        if (one_value(t, r, &v, st)) return st->code;
+        s->mpole_taper = taper_distance(v, s->mpole_cut);
     } else if (amoeba_streq(k, "ewald-cutoff")) {
         /* without Ewald, LAMMPS uses it as the induction/polarization cutoff */
         if (positive(t, r, &s->polar_cut, st)) return st->code;
+        s->polar_taper = AMOEBA_ELEC_TAPER * s->polar_cut;
     } else if (amoeba_streq(k, "usolve-cutoff")) {
         if (one_value(t, r, &s->usolve_cut, st)) return st->code;
     } else if (amoeba_streq(k, "usolve-diag")) {

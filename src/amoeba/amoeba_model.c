@@ -26,6 +26,8 @@ void amoeba_model_defaults(pk_amoeba_model *m)
     s->vdw_taper = 0.9 * s->vdw_cut;
     s->mpole_cut = 9.0;
     s->polar_cut = 7.0;
+    s->mpole_taper = AMOEBA_ELEC_TAPER * s->mpole_cut;
+    s->polar_taper = AMOEBA_ELEC_TAPER * s->polar_cut;
     s->usolve_cut = 4.5;
     s->usolve_diag = 2.0;
     s->dhal = 0.07;

@@ -1,5 +1,7 @@
 /* Permanent multipole interactions (charge, dipole, traceless quadrupole) with a hard
- * cutoff, as LAMMPS amoeba computes them without Ewald (Tinker empole1.f / emreal1d).
+ * cutoff, as LAMMPS amoeba computes them without Ewald (Tinker empole1.f / emreal1d), or
+ * in SMOOTH mode with a shifted-force charge-charge term and each pair's energy, force
+ * and torques switched by S(r) (pk_amoeba.h).
  *
  * For sites i, k with r = x_k - x_i and B_n = (2n-1)!! / r^(2n+1) (times the Coulomb
  * constant and the 1-n scale factor), the pair energy is (Ren & Ponder 2003, eq. 5-7;
@@ -93,6 +95,26 @@ double amoeba_mpole_pair(const amoeba_site *si, const amoeba_site *sk, const dou
     return e;
 }
 
+/* SMOOTH mode (pk_amoeba.h): the pair energy e with its charge-charge part shifted,
+ * qq/r -> qq (1/r - 1/R + (r - R)/R^2), then all of it times S(r); frc (force on k) and the
+ * torques follow. qq is the scaled charge product times the Coulomb constant. */
+static double smooth_pair(const amoeba_switch *sw, double R, double qq, const double r[3], double rr,
+                          double e, double frc[3], double ti[3], double tk[3])
+{
+    const double iR2 = 1.0 / (R * R);
+    e -= qq * (2.0 * R - rr) * iR2;
+    double dsdr;
+    const double s = amoeba_switch_eval(sw, rr, rr * rr, &dsdr);
+    /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
+    const double radial = -(s * qq * iR2 + e * dsdr) / rr;
+    for (int d = 0; d < 3; d++) {
+        frc[d] = s * frc[d] + radial * r[d];
+        ti[d] *= s;
+        tk[d] *= s;
+    }
+    return s * e;
+}
+
 pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl, const double (*rpole)[13],
                         double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
 {
@@ -101,8 +123,10 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
     const int nt = pk_max_threads();
     const double felec = PK_AMOEBA_ELECTRIC / m->dielectric;
     const double off2 = m->set.mpole_cut * m->set.mpole_cut;
+    amoeba_switch sw;
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk mpole: no force array");
+    if (amoeba_switch_init(m, 0, &sw, st)) return st->code;
     if (out->vatom) return pk_fail(st, PK_ERR_UNSUPPORTED, "amoeba/pk: per-atom virial is not implemented");
     for (int i = 0; i < nall; i++) torque[i][0] = torque[i][1] = torque[i][2] = 0.0;
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
@@ -133,9 +157,13 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
                 if (r2 > off2) continue;
                 const amoeba_site sk = amoeba_site_of(rpole[k]);
                 double b[6], frc[3], ti[3], tk[3];
-                b[0] = felec * scale / sqrt(r2);
+                const double rr = sqrt(r2);
+                b[0] = felec * scale / rr;
                 for (int n = 1; n < 6; n++) b[n] = (2 * n - 1) * b[n - 1] / r2;
-                const double e = amoeba_mpole_pair(&si, &sk, r, b, frc, ti, tk);
+                double e = amoeba_mpole_pair(&si, &sk, r, b, frc, ti, tk);
+                if (sw.on)
+                    e = smooth_pair(&sw, m->set.mpole_cut, felec * scale * si.c * sk.c, r, rr, e,
+                                    frc, ti, tk);
                 esum += e;
                 if (eatom) {
                     eatom[i] += 0.5 * e;

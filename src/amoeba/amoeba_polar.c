@@ -14,15 +14,19 @@
  * permanent sites take torques (the induced dipoles are not attached to frames). The
  * pair terms are bilinear in the two sites' moments and linear in the kernels, so the
  * first two combine into one dipole per site, dscale u_p + pscale u_d. The kernels below
- * are amoeba_mpole_pair with the vanishing moments of a dipole-only site dropped. */
+ * are amoeba_mpole_pair with the vanishing moments of a dipole-only site dropped.
+ *
+ * SMOOTH mode: pk_amoeba_induce multiplies each pair's fields and dipole-dipole tensor by
+ * S(r), so every pair term above is S(r) times its unswitched value and its gradient picks
+ * up -e dS/dr r/|r| (e the pair's sum of the three energies); torques scale with S. */
 #include <math.h>
 
 #include "amoeba_internal.h"
 
 /* Point dipole p at i with the multipole site m at k (r = x_k - x_i): adds the force on k
- * to frc and the torque on k to tk. */
-static void dipole_multipole(const double p[3], const amoeba_site *m, const double r[3],
-                             const double b[6], double frc[3], double tk[3])
+ * to frc and the torque on k to tk; returns the pair energy. */
+static double dipole_multipole(const double p[3], const amoeba_site *m, const double r[3],
+                               const double b[6], double frc[3], double tk[3])
 {
     double qk[3], qkp[3];
     for (int a = 0; a < 3; a++) {
@@ -49,15 +53,17 @@ static void dipole_multipole(const double p[3], const amoeba_site *m, const doub
         frc[a] += de * r[a] + g1 * p[a] + g2 * m->d[a] + g3 * qkp[a] + g5 * qk[a];
         tk[a] += b[1] * pxd[a] + g2 * dxr[a] - g3 * (pxq[a] + rxqp[a]) - g5 * rxq[a];
     }
+    return t2 * b[1] + t3 * b[2] + t4 * b[3];
 }
 
-/* Point dipoles p at i and q at k: adds the force on k to frc. */
-static void dipole_dipole(const double p[3], const double q[3], const double r[3],
-                          const double b[6], double frc[3])
+/* Point dipoles p at i and q at k: adds the force on k to frc; returns the pair energy. */
+static double dipole_dipole(const double p[3], const double q[3], const double r[3],
+                            const double b[6], double frc[3])
 {
     const double dir = dot3(p, r), dkr = dot3(q, r), dik = dot3(p, q);
     const double de = dik * b[2] - dir * dkr * b[3];
     for (int a = 0; a < 3; a++) frc[a] += de * r[a] + dkr * b[2] * p[a] + dir * b[2] * q[a];
+    return dik * b[1] - dir * dkr * b[2];
 }
 
 pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
@@ -72,8 +78,10 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
     const double hf = 0.5 * PK_AMOEBA_ELECTRIC / m->dielectric;
     const double off2 = m->set.polar_cut * m->set.polar_cut;
     const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
+    amoeba_switch sw;
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk polar: no force array");
+    if (amoeba_switch_init(m, 1, &sw, st)) return st->code;
     if (out->vatom) return pk_fail(st, PK_ERR_UNSUPPORTED, "amoeba/pk: per-atom virial is not implemented");
     if (!s->amgroup) return pk_fail(st, PK_ERR_ARG, "amoeba/pk: polarization needs amgroup");
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
@@ -119,7 +127,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                     bu[1 + n] = hf * uscale * kern[n];
                 }
                 const amoeba_site mk = amoeba_site_of(rpole[k]);
-                double frc[3] = {0, 0, 0};
+                double frc[3] = {0, 0, 0}, ti[3] = {0, 0, 0}, tk[3] = {0, 0, 0}, e = 0.0;
                 if (dscale != 0.0 || pscale != 0.0) {   /* u_p in the d field, u_d in the p field */
                     double ci[3], ck[3], back[3] = {0, 0, 0};
                     const double mr[3] = {-r[0], -r[1], -r[2]};
@@ -127,18 +135,30 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                         ci[d] = dscale * u[i][3 + d] + pscale * u[i][d];
                         ck[d] = dscale * u[k][3 + d] + pscale * u[k][d];
                     }
-                    dipole_multipole(ci, &mk, r, b, frc, tq[k]);
+                    e += dipole_multipole(ci, &mk, r, b, frc, tk);
                     /* k's dipole with i's moments: the same kernel seen from k */
-                    dipole_multipole(ck, &mi, mr, b, back, tq[i]);
+                    e += dipole_multipole(ck, &mi, mr, b, back, ti);
                     for (int d = 0; d < 3; d++) frc[d] -= back[d];
                 }
                 if (uscale != 0.0) {   /* u_p with u_d */
-                    dipole_dipole(u[i] + 3, u[k], r, bu, frc);
-                    dipole_dipole(u[i], u[k] + 3, r, bu, frc);
+                    e += dipole_dipole(u[i] + 3, u[k], r, bu, frc);
+                    e += dipole_dipole(u[i], u[k] + 3, r, bu, frc);
                 }
+                /* SMOOTH: the fields and T of the solve were switched by S(r), so the pair's
+                 * part of the energy above is S e: force S F - e dS/dr r/|r|, torques S t */
+                double dsdr;
+                const double sr = amoeba_switch_eval(&sw, rr, r2, &dsdr);
+                if (sr != 1.0 || dsdr != 0.0)
+                    for (int d = 0; d < 3; d++) {
+                        frc[d] = sr * frc[d] - e * dsdr * r[d] / rr;
+                        ti[d] *= sr;
+                        tk[d] *= sr;
+                    }
                 for (int d = 0; d < 3; d++) {
                     f[i][d] -= frc[d];
                     f[k][d] += frc[d];
+                    tq[i][d] += ti[d];
+                    tq[k][d] += tk[d];
                 }
                 part[1] += r[0] * frc[0];
                 part[2] += r[1] * frc[1];

@@ -1,4 +1,4 @@
-/* Workspace, per-thread partial sums and the HAL taper polynomial. */
+/* Workspace, per-thread partial sums, the taper polynomial and the electrostatic switches. */
 #include <string.h>
 
 #include "amoeba_internal.h"
@@ -59,4 +59,22 @@ void amoeba_taper_init(amoeba_taper *tp, double cut, double off)
     tp->c[3] = -10.0 * (o2 + 4.0 * off * cut + c2) / denom;
     tp->c[4] = 15.0 * (off + cut) / denom;
     tp->c[5] = -6.0 / denom;
+}
+
+pk_code amoeba_switch_init(const pk_amoeba_model *m, int polar, amoeba_switch *sw, pk_status *st)
+{
+    const double taper = polar ? m->set.polar_taper : m->set.mpole_taper;
+    const double cut = polar ? m->set.polar_cut : m->set.mpole_cut;
+    sw->on = m->set.elec == PK_AMOEBA_ELEC_SMOOTH;
+    if (!sw->on) return PK_OK;
+    if (!(taper > 0.0 && taper < cut))
+        return pk_fail(st, PK_ERR_ARG,
+                       "amoeba/pk elec smooth: the %s switch starts at %g, which is not within "
+                       "(0, %s cutoff %g) (key keywords taper%s)",
+                       polar ? "polarization" : "multipole", taper, polar ? "polarization" : "multipole",
+                       cut, polar ? "" : ", mpole-taper");
+    sw->start = taper;
+    sw->start2 = taper * taper;
+    sw->width = cut - taper;
+    return PK_OK;
 }

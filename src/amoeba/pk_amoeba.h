@@ -8,7 +8,7 @@
  * table (radius/epsilon rules, then vdwpr overrides), the force-field scale factors and
  * the key settings (cutoffs, tapers, solver options). Everything that would change the
  * energy and that this core does not implement (HIPPO sections and keywords, Ewald/PME,
- * OPT/TCG polarization, predictors, electrostatic tapers) is rejected with
+ * OPT/TCG polarization, predictors) is rejected with
  * PK_ERR_UNSUPPORTED and a message naming the keyword, file and line. Units are Tinker's:
  * kcal/mol, Angstrom, elementary charge; multipoles are stored as LAMMPS does (dipoles in
  * e*A, quadrupoles in e*A^2 divided by 3, full symmetric 3x3).
@@ -40,12 +40,48 @@
  *   pk_amoeba_polar_energy, _polar_forces polarization energy, forces; torques added
  *   reverse torques; pk_amoeba_torque_forces   torques -> forces on frame atoms, virial
  * Terms: HAL buffered 14-7 with H reduction and the 5th-order energy taper (Halgren 1992;
- * Ren & Ponder 2003); multipoles with a hard cutoff at mpole_cut and polarization (Thole
- * damping, d/p scalings, groups) with a hard cutoff at polar_cut, as LAMMPS "amoeba"
- * without Ewald. Torques become forces by differentiating the frame construction
- * (amoeba_frame.c); polarization forces are the gradient at fixed dipoles
- * (amoeba_polar.c). Outputs go to pk_out: forces and energy accumulated, global virial,
- * per-atom energy (pair terms split half/half). Per-atom virial is not implemented.
+ * Ren & Ponder 2003); multipoles up to mpole_cut and polarization (Thole damping, d/p
+ * scalings, groups) up to polar_cut, cut as set.elec says (below). Torques become forces
+ * by differentiating the frame construction (amoeba_frame.c); polarization forces are the
+ * gradient at fixed dipoles (amoeba_polar.c). Outputs go to pk_out: forces and energy
+ * accumulated, global virial, per-atom energy (pair terms split half/half). Per-atom
+ * virial is not implemented.
+ *
+ * Electrostatics at the cutoffs (set.elec; the caller sets it, pk_amoeba_read leaves
+ * LAMMPS):
+ *  - PK_AMOEBA_ELEC_LAMMPS: hard cutoffs at mpole_cut and polar_cut, as LAMMPS "amoeba"
+ *    without Ewald (bit for bit the LAMMPS-validated kernels). The energy jumps whenever a
+ *    pair crosses a cutoff.
+ *  - PK_AMOEBA_ELEC_SMOOTH: the energy is a C2 function of the positions and the forces
+ *    are its gradient. With x = (r - r_s) / (R - r_s), the switch
+ *        S(r) = 1 (r <= r_s),  1 - 10 x^3 + 15 x^4 - 6 x^5 (r_s < r < R),  0 (r >= R)
+ *    has S, S', S'' continuous (Tinker/LAMMPS's taper polynomial, written in x).
+ *    Multipoles (R = mpole_cut, r_s = mpole_taper): each pair's AMOEBA energy E_ik (with
+ *    its 1-n scale s_ik) becomes
+ *        E'_ik = S(r) [E_ik - s_ik f q_i q_k (2R - r) / R^2],
+ *    i.e. the charge-charge term s f q_i q_k / r is replaced by the shifted-force Coulomb
+ *    s f q_i q_k (1/r - 1/R + (r - R)/R^2) (Fennell & Gezelter, J. Chem. Phys. 124,
+ *    234104 (2006), without damping), whose value and slope vanish at R, and the whole
+ *    pair is switched. Force on k: S F_ik - (S s f q_i q_k / R^2 + E dS/dr) r/|r| with E
+ *    the bracket; torques S t. The shift matters: for neutral molecules straddling R, the
+ *    -1/R terms cancel the net charge that atom-wise truncation sees. On the 216-water box
+ *    (R = 7, r_s = 6) E_mpole is -2159 kcal/mol against -2199 with Ewald (force RMS
+ *    difference 0.77 of an RMS force of 10.1), where the switch alone gives -2486 (RMS
+ *    difference 26) and the hard cutoff -1764 (1.8).
+ *    Polarization (R = polar_cut, r_s = polar_taper): every pair's permanent field (d and
+ *    p sets) and dipole-dipole tensor T_ik is multiplied by S(r_ik): in the direct field,
+ *    in the PCG matrix alpha^-1 - T' and in the preconditioner blocks (the per-step
+ *    tensors every iteration reuses carry S). The dipoles solve (alpha^-1 - T') u = E', A' stays
+ *    symmetric, and E_pol = -1/2 f u_d . E'_p, so the gradient at converged dipoles is, as
+ *    without the switch, -1/2 f (u_p . dE'_d + u_d . dE'_p + u_p . dT' u_d): each pair's
+ *    energy e of those three dipole interactions becomes S e (force S F - e dS/dr r/|r|,
+ *    torques S t). Water box: E_polar -960 against -945 with Ewald (force RMS difference
+ *    0.91 of 5.9).
+ *    The switches start at the key's taper distances: "cutoff X" sets both to 0.65 X (the
+ *    Tinker/LAMMPS mpole-taper default), "taper Y" sets every taper (Y >= 1 a distance,
+ *    below 1 a fraction of each cutoff), "mpole-taper Y" the multipole one,
+ *    "mpole-cutoff"/"ewald-cutoff" reset theirs to 0.65 of the new cutoff. LAMMPS mode
+ *    ignores them, as LAMMPS does without Ewald. A switch must start inside (0, R).
  *
  * Threads. Kernels loop over the list's atoms with OpenMP (static schedule); forces,
  * torques and fields go through pk_accum (per-thread copies reduced in thread order),
@@ -86,7 +122,8 @@ typedef enum { PK_AMOEBA_POLAR_MUTUAL, PK_AMOEBA_POLAR_DIRECT } pk_amoeba_polar_
 
 /* Electrostatics at the cutoffs: LAMMPS = hard cutoffs at mpole_cut and polar_cut as LAMMPS
  * amoeba without Ewald; SMOOTH = every electrostatic interaction switched to zero at its
- * cutoff, so the energy is a smooth function of the positions (amoeba/pk's default). */
+ * cutoff, so the energy is a smooth function of the positions (amoeba/pk's default; the
+ * design note above gives the equations). */
 typedef enum { PK_AMOEBA_ELEC_LAMMPS, PK_AMOEBA_ELEC_SMOOTH } pk_amoeba_elec;
 
 enum { PK_AMOEBA_MAX_POLGROUP = 8 };   /* types listed on one polarize line */
@@ -103,8 +140,10 @@ typedef struct {
 /* Cutoffs and options from the key file (defaults as LAMMPS amoeba). */
 typedef struct {
     double vdw_cut, vdw_taper;       /* HAL: tapered between vdw_taper and vdw_cut */
-    double mpole_cut;                /* permanent multipoles: hard cutoff */
-    double polar_cut;                /* induction and polarization ("ewald-cutoff"), hard */
+    double mpole_cut;                /* permanent multipoles: cutoff */
+    double polar_cut;                /* induction and polarization ("ewald-cutoff") */
+    double mpole_taper, polar_taper; /* SMOOTH: switch from here to the cutoff (unused by
+                                        LAMMPS mode) */
     double usolve_cut, usolve_diag;  /* PCG preconditioner */
     double dhal, ghal;               /* HAL buffering constants delta and gamma */
     double polar_eps;                /* RMS induced-dipole residual (Debye) */
@@ -287,8 +326,9 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                          double (*rpole)[13], pk_status *st);
 
-/* Permanent multipole energy with a hard cutoff at set.mpole_cut. rpole: global-frame
- * multipoles of owned and ghost atoms (from pk_amoeba_rotate plus communication).
+/* Permanent multipole energy up to set.mpole_cut (hard or smooth, set.elec). rpole:
+ * global-frame multipoles of owned and ghost atoms (from pk_amoeba_rotate plus
+ * communication).
  * torque: 3 doubles per owned + ghost atom, zeroed and filled here; the caller sums ghost
  * torques onto their owners (reverse communication) and then calls
  * pk_amoeba_torque_forces. */
@@ -338,8 +378,9 @@ void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w);
 /* Induced dipoles from the permanent multipoles rpole (owned + ghost, global frame):
  * direct field with Thole damping and the d/p (direct/polarization) scalings by special
  * class and polarization group (sites->amgroup needed), then mutual dipoles by
- * preconditioned conjugate gradients as LAMMPS amoeba without Ewald (hard cutoff at
- * set.polar_cut; preconditioner usolve_diag * alpha plus neighbour blocks within
+ * preconditioned conjugate gradients as LAMMPS amoeba without Ewald (up to set.polar_cut,
+ * hard or switched as set.elec says; preconditioner usolve_diag * alpha plus neighbour
+ * blocks within
  * set.usolve_cut; stop when DEBYE * sqrt(max(|r_d|^2, |r_p|^2) / natoms) < polar_eps,
  * then one "peek" step). u receives, per owned and ghost atom, the d dipole (0..2) and
  * the p dipole (3..5), ghosts forward-communicated. An unconverged solve returns PK_OK

@@ -88,8 +88,13 @@ static int special_class(const test_system *s, int i, pk_tag t)
 
 static void refresh_ghosts(test_system *s)
 {
-    for (int g = s->n; g < s->nall; g++)
-        for (int d = 0; d < 3; d++) s->x[g][d] = s->x[s->owner[g]][d] + s->shift[g][d] * s->box[d];
+    for (int g = s->n; g < s->nall; g++) {
+        double t[3];
+        for (int d = 0; d < 3; d++) t[d] = s->shift[g][d] * s->box[d];
+        for (int d = 0; d < 3; d++)
+            s->x[g][d] = s->x[s->owner[g]][d] + t[d] + s->strain[d][0] * t[0] +
+                         s->strain[d][1] * t[1] + s->strain[d][2] * t[2];
+    }
 }
 
 static void make_ghosts(test_system *s, double gc)
@@ -481,12 +486,20 @@ pk_code ts_compute(test_system *s, const pk_amoeba_model *m, int terms, double *
 pk_code ts_fd_forces(test_system *s, const pk_amoeba_model *m, int terms, double h,
                      double *maxdev, double *maxf, pk_status *st)
 {
+    return ts_fd_forces_of(s, m, terms, h, NULL, s->n, maxdev, maxf, st);
+}
+
+pk_code ts_fd_forces_of(test_system *s, const pk_amoeba_model *m, int terms, double h,
+                        const int *atoms, int natoms, double *maxdev, double *maxf,
+                        pk_status *st)
+{
     double (*f)[3] = xcalloc((size_t)s->n, sizeof *f);
     double (*g)[3] = xcalloc((size_t)s->n, sizeof *g);
     double e, ep, em;
     pk_code rc = ts_compute(s, m, terms, &e, f, NULL, st);
     *maxdev = *maxf = 0.0;
-    for (int i = 0; !rc && i < s->n; i++) {
+    for (int a = 0; !rc && a < natoms; a++) {
+        const int i = atoms ? atoms[a] : a;
         for (int d = 0; !rc && d < 3; d++) {
             const double x0 = s->x[i][d];
             s->x[i][d] = x0 + h;
@@ -507,6 +520,7 @@ pk_code ts_fd_forces(test_system *s, const pk_amoeba_model *m, int terms, double
 
 static void strain(test_system *s, const double (*x0)[3], const double eps[3][3])
 {
+    memcpy(s->strain, eps, sizeof s->strain);
     for (int i = 0; i < s->n; i++)
         for (int a = 0; a < 3; a++)
             s->x[i][a] = x0[i][a] + eps[a][0] * x0[i][0] + eps[a][1] * x0[i][1] + eps[a][2] * x0[i][2];
@@ -516,7 +530,6 @@ pk_code ts_fd_virial(test_system *s, const pk_amoeba_model *m, int terms, double
                      double fd[6], double vir[6], pk_status *st)
 {
     static const int ab[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
-    if (s->periodic) return pk_fail(st, PK_ERR_ARG, "ts_fd_virial: clusters only");
     double (*f)[3] = xcalloc((size_t)s->n, sizeof *f);
     double (*x0)[3] = xcalloc((size_t)s->n, sizeof *x0);
     memcpy(x0, s->x, (size_t)s->n * sizeof *x0);
@@ -535,6 +548,8 @@ pk_code ts_fd_virial(test_system *s, const pk_amoeba_model *m, int terms, double
         fd[k] = -(ep - em) / (2.0 * h);
     }
     memcpy(s->x, x0, (size_t)s->n * sizeof *x0);
+    memset(s->strain, 0, sizeof s->strain);
+    refresh_ghosts(s);
     free(f);
     free(x0);
     return rc;

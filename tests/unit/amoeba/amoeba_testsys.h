@@ -27,6 +27,7 @@ typedef struct {
     int (*shift)[3];         /* nall: image shift in box lengths */
     int periodic;
     double box[3];
+    double strain[3][3];     /* homogeneous strain of the periodic images (ts_fd_virial) */
     int nbond;
     int (*bond)[2];          /* 0-based owned indices */
     ts_reference ref[TS_NREF];
@@ -89,8 +90,13 @@ pk_code ts_polar(test_system *s, const pk_amoeba_model *m, double (*u)[6], doubl
  * |F + dE/dx| (maxdev) and the largest |F| (maxf). */
 pk_code ts_fd_forces(test_system *s, const pk_amoeba_model *m, int terms, double h,
                      double *maxdev, double *maxf, pk_status *st);
-/* Virial from the energy under homogeneous strain (symmetric off-diagonal strains) of a
- * non-periodic system: fd[k] vs the computed virial vir[k], order xx yy zz xy xz yz. */
+/* The same over the coordinates of the owned atoms listed in atoms[0..natoms). */
+pk_code ts_fd_forces_of(test_system *s, const pk_amoeba_model *m, int terms, double h,
+                        const int *atoms, int natoms, double *maxdev, double *maxf,
+                        pk_status *st);
+/* Virial from the energy under homogeneous strain (symmetric off-diagonal strains; a
+ * periodic system's images are strained with it): fd[k] vs the computed virial vir[k],
+ * order xx yy zz xy xz yz. */
 pk_code ts_fd_virial(test_system *s, const pk_amoeba_model *m, int terms, double h,
                      double fd[6], double vir[6], pk_status *st);
 
