@@ -145,6 +145,34 @@ static void water_values(void)
     pk_amoeba_free(&m);
 }
 
+/* Where SMOOTH mode's electrostatic switches start, from the key (LAMMPS read_keyfile
+ * semantics: "cutoff" 0.65 of it, "taper" every taper, "mpole-taper" the multipole one). */
+static void elec_tapers(void)
+{
+    static const struct {
+        const char *key;
+        double mpole_taper, mpole_cut, polar_taper, polar_cut;
+    } c[] = {{NULL, 0.65 * 9.0, 9.0, 0.65 * 7.0, 7.0},
+             {"cutoff 7\ntaper 6\n", 6.0, 7.0, 6.0, 7.0},
+             {"cutoff 10\n", 6.5, 10.0, 6.5, 10.0},
+             {"cutoff 10\ntaper -0.75\n", 7.5, 10.0, 7.5, 10.0},
+             {"cutoff 8\nmpole-taper 0.5\n", 4.0, 8.0, 0.65 * 8.0, 8.0},
+             {"cutoff 8\nmpole-taper 7\n", 7.0, 8.0, 0.65 * 8.0, 8.0},
+             {"taper 5\nmpole-cutoff 6\newald-cutoff 8\n", 0.65 * 6.0, 6.0, 0.65 * 8.0, 8.0}};
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        pk_amoeba_model m;
+        pk_status st;
+        pk_code rc = pk_amoeba_read(&m, ts_data("amoeba_water.prm"),
+                                    c[k].key ? write_file("taper.key", c[k].key) : NULL, &st);
+        PK_CHECK(rc == PK_OK && m.set.elec == PK_AMOEBA_ELEC_LAMMPS, "taper key %zu: %s", k, st.msg);
+        PK_CHECK(fabs(m.set.mpole_taper - c[k].mpole_taper) < 1e-12 && m.set.mpole_cut == c[k].mpole_cut &&
+                     fabs(m.set.polar_taper - c[k].polar_taper) < 1e-12 && m.set.polar_cut == c[k].polar_cut,
+                 "key %zu: multipole switch %g..%g, polarization %g..%g", k, m.set.mpole_taper,
+                 m.set.mpole_cut, m.set.polar_taper, m.set.polar_cut);
+        pk_amoeba_free(&m);
+    }
+}
+
 /* All frame kinds from their sign encodings, and multipole records spanning lines. */
 static void frame_kinds(void)
 {
@@ -239,6 +267,7 @@ static void ubiquitin(void)
 int main(void)
 {
     water_values();
+    elec_tapers();
     frame_kinds();
     bad_inputs();
     ubiquitin();
