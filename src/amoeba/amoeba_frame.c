@@ -269,18 +269,21 @@ pk_code pk_amoeba_torque_forces(const pk_amoeba_model *m, const pk_atoms *a,
             frame_forward(p->kind, r[0], r[1], r[2], &t);
             double g[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
             frame_backward(&t, torque[i], g[0], g[1], g[2]);
-            /* F_frame = -g, F_i = +sum g; virial sum_a (x_a - x_i) (x) F_a, symmetrized */
+            /* F_frame = -g, F_i = +sum g; virial sum_a (x_a - x_i) (x) F_a, symmetrized,
+             * all of it on the site i (owned, one per iteration: no race) */
             for (int k = 0; k < 3; k++) {
                 for (int d = 0; d < 3; d++) {
                     f[fr[k]][d] -= g[k][d];
                     f[i][d] += g[k][d];
                 }
-                part[1] -= r[k][0] * g[k][0];
-                part[2] -= r[k][1] * g[k][1];
-                part[3] -= r[k][2] * g[k][2];
-                part[4] -= 0.5 * (r[k][0] * g[k][1] + r[k][1] * g[k][0]);
-                part[5] -= 0.5 * (r[k][0] * g[k][2] + r[k][2] * g[k][0]);
-                part[6] -= 0.5 * (r[k][1] * g[k][2] + r[k][2] * g[k][1]);
+                const double v[6] = {-r[k][0] * g[k][0], -r[k][1] * g[k][1], -r[k][2] * g[k][2],
+                                     -0.5 * (r[k][0] * g[k][1] + r[k][1] * g[k][0]),
+                                     -0.5 * (r[k][0] * g[k][2] + r[k][2] * g[k][0]),
+                                     -0.5 * (r[k][1] * g[k][2] + r[k][2] * g[k][1])};
+                for (int c = 0; c < 6; c++) {
+                    part[1 + c] += v[c];
+                    if (out->vatom) out->vatom[i][c] += v[c];
+                }
             }
         }
     }

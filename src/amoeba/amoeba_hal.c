@@ -21,7 +21,6 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
     const int nt = pk_max_threads();
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk hal: no force array");
-    if (out->vatom) return pk_fail(st, PK_ERR_UNSUPPORTED, "amoeba/pk: per-atom virial is not implemented");
 
     /* reduced sites; an atom whose partner is unknown (-1) is an error only if used */
     if (pk_buffer_reserve(&w->xred, (size_t)nall * 3, sizeof(double), st)) return st->code;
@@ -39,6 +38,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         (out->eatom && pk_accum_begin(&w->acc_e, nt, out->eatom, (size_t)nall, st)) ||
+        (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
         amoeba_partials_begin(w, nt, st))
         return st->code;
 
@@ -48,6 +48,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         const int tid = pk_thread_id();
         double (*f)[3] = (double (*)[3])pk_accum_slice(&w->acc_f, tid);
         double *eatom = out->eatom ? pk_accum_slice(&w->acc_e, tid) : NULL;
+        double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
         int my_missing = -1;
@@ -116,12 +117,10 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                     }
                 }
                 /* virial sum r_ij (x) F_i over reduced sites (exact: x_red is linear in x) */
-                vir[0] -= dx * g[0];
-                vir[1] -= dy * g[1];
-                vir[2] -= dz * g[2];
-                vir[3] -= dx * g[1];
-                vir[4] -= dx * g[2];
-                vir[5] -= dy * g[2];
+                const double v[6] = {-dx * g[0], -dy * g[1], -dz * g[2],
+                                     -dx * g[1], -dx * g[2], -dy * g[2]};
+                for (int c = 0; c < 6; c++) vir[c] += v[c];
+                amoeba_vatom_pair(vatom, i, j, v);
             }
         }
         part[0] = esum;
@@ -133,6 +132,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
     }
     pk_accum_reduce(&w->acc_f);
     if (out->eatom) pk_accum_reduce(&w->acc_e);
+    if (out->vatom) pk_accum_reduce(&w->acc_v);
     if (missing >= 0)
         return pk_fail(st, PK_ERR_RANGE,
                        "amoeba/pk hal: H-reduction partner of atom %d missing (ghost cutoff too short)",

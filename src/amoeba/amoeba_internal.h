@@ -68,6 +68,16 @@ static inline double amoeba_switch_eval(const amoeba_switch *sw, double r, doubl
     return 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
 }
 
+/* Per-atom virial of a pair (LAMMPS order): half to each atom (va may be NULL). */
+static inline void amoeba_vatom_pair(double (*va)[6], int i, int k, const double v[6])
+{
+    if (!va) return;
+    for (int c = 0; c < 6; c++) {
+        va[i][c] += 0.5 * v[c];
+        va[k][c] += 0.5 * v[c];
+    }
+}
+
 /* Per-thread partial sums (energy + 6 virial) in w->partial: nthreads * 8 doubles. */
 pk_code amoeba_partials_begin(pk_amoeba_work *w, int nthreads, pk_status *st);
 double *amoeba_partials_slice(pk_amoeba_work *w, int tid);

@@ -127,11 +127,11 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk mpole: no force array");
     if (amoeba_switch_init(m, 0, &sw, st)) return st->code;
-    if (out->vatom) return pk_fail(st, PK_ERR_UNSUPPORTED, "amoeba/pk: per-atom virial is not implemented");
     for (int i = 0; i < nall; i++) torque[i][0] = torque[i][1] = torque[i][2] = 0.0;
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
         (out->eatom && pk_accum_begin(&w->acc_e, nt, out->eatom, (size_t)nall, st)) ||
+        (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
         amoeba_partials_begin(w, nt, st))
         return st->code;
 
@@ -141,6 +141,7 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         double (*f)[3] = (double (*)[3])pk_accum_slice(&w->acc_f, tid);
         double (*tq)[3] = (double (*)[3])pk_accum_slice(&w->acc_t, tid);
         double *eatom = out->eatom ? pk_accum_slice(&w->acc_e, tid) : NULL;
+        double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
 #pragma omp for schedule(static)
@@ -175,12 +176,12 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
                     tq[i][d] += ti[d];
                     tq[k][d] += tk[d];
                 }
-                vir[0] += r[0] * frc[0];
-                vir[1] += r[1] * frc[1];
-                vir[2] += r[2] * frc[2];
-                vir[3] += 0.5 * (r[1] * frc[0] + r[0] * frc[1]);
-                vir[4] += 0.5 * (r[2] * frc[0] + r[0] * frc[2]);
-                vir[5] += 0.5 * (r[2] * frc[1] + r[1] * frc[2]);
+                const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
+                                     0.5 * (r[1] * frc[0] + r[0] * frc[1]),
+                                     0.5 * (r[2] * frc[0] + r[0] * frc[2]),
+                                     0.5 * (r[2] * frc[1] + r[1] * frc[2])};
+                for (int c = 0; c < 6; c++) vir[c] += v[c];
+                amoeba_vatom_pair(vatom, i, k, v);
             }
         }
         part[0] = esum;
@@ -189,6 +190,7 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
     pk_accum_reduce(&w->acc_f);
     pk_accum_reduce(&w->acc_t);
     if (out->eatom) pk_accum_reduce(&w->acc_e);
+    if (out->vatom) pk_accum_reduce(&w->acc_v);
     amoeba_partials_reduce(w, nt, out);
     return PK_OK;
 }

@@ -82,10 +82,10 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk polar: no force array");
     if (amoeba_switch_init(m, 1, &sw, st)) return st->code;
-    if (out->vatom) return pk_fail(st, PK_ERR_UNSUPPORTED, "amoeba/pk: per-atom virial is not implemented");
     if (!s->amgroup) return pk_fail(st, PK_ERR_ARG, "amoeba/pk: polarization needs amgroup");
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
+        (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
         amoeba_partials_begin(w, nt, st))
         return st->code;
 
@@ -94,6 +94,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
         const int tid = pk_thread_id();
         double (*f)[3] = (double (*)[3])pk_accum_slice(&w->acc_f, tid);
         double (*tq)[3] = (double (*)[3])pk_accum_slice(&w->acc_t, tid);
+        double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
@@ -160,17 +161,18 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                     tq[i][d] += ti[d];
                     tq[k][d] += tk[d];
                 }
-                part[1] += r[0] * frc[0];
-                part[2] += r[1] * frc[1];
-                part[3] += r[2] * frc[2];
-                part[4] += 0.5 * (r[1] * frc[0] + r[0] * frc[1]);
-                part[5] += 0.5 * (r[2] * frc[0] + r[0] * frc[2]);
-                part[6] += 0.5 * (r[2] * frc[1] + r[1] * frc[2]);
+                const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
+                                     0.5 * (r[1] * frc[0] + r[0] * frc[1]),
+                                     0.5 * (r[2] * frc[0] + r[0] * frc[2]),
+                                     0.5 * (r[2] * frc[1] + r[1] * frc[2])};
+                for (int c = 0; c < 6; c++) part[1 + c] += v[c];
+                amoeba_vatom_pair(vatom, i, k, v);
             }
         }
     }
     pk_accum_reduce(&w->acc_f);
     pk_accum_reduce(&w->acc_t);
+    if (out->vatom) pk_accum_reduce(&w->acc_v);
     amoeba_partials_reduce(w, nt, out);
     return PK_OK;
 }

@@ -10,12 +10,13 @@ void pk_amoeba_work_free(pk_amoeba_work *w)
     pk_accum_free(&w->acc_f);
     pk_accum_free(&w->acc_t);
     pk_accum_free(&w->acc_e);
+    pk_accum_free(&w->acc_v);
 }
 
 double pk_amoeba_work_bytes(const pk_amoeba_work *w)
 {
     return (double)(w->xred.bytes + w->partial.bytes + w->acc_f.copies.bytes +
-                    w->acc_t.copies.bytes + w->acc_e.copies.bytes);
+                    w->acc_t.copies.bytes + w->acc_e.copies.bytes + w->acc_v.copies.bytes);
 }
 
 enum { PARTIAL_STRIDE = 8 };   /* energy, 6 virial, padding */

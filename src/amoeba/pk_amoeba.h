@@ -44,8 +44,11 @@
  * scalings, groups) up to polar_cut, cut as set.elec says (below). Torques become forces
  * by differentiating the frame construction (amoeba_frame.c); polarization forces are the
  * gradient at fixed dipoles (amoeba_polar.c). Outputs go to pk_out: forces and energy
- * accumulated, global virial, per-atom energy (pair terms split half/half). Per-atom
- * virial is not implemented.
+ * accumulated, global virial, per-atom energy and virial (LAMMPS order xx yy zz xy xz yz,
+ * owned + ghost atoms). Pair terms (HAL between the two atoms, multipole and polarization
+ * pairs) are split half/half; the polarization energy is each atom's own -1/2 f u_d . E_p;
+ * the virial of the forces a torque puts on a site's frame atoms, sum_a (x_a - x_i) (x)
+ * F_a, goes to the site i. Summed over atoms they give the global values.
  *
  * Electrostatics at the cutoffs (set.elec; the caller sets it, pk_amoeba_read leaves
  * LAMMPS):
@@ -308,7 +311,8 @@ void pk_amoeba_list_free(pk_amoeba_list *l);
 typedef struct {
     pk_buffer xred;              /* 3 doubles per atom: H-reduced vdW sites */
     pk_buffer partial;           /* per-thread energy and virial */
-    pk_accum acc_f, acc_t, acc_e; /* per-thread forces, torques, per-atom energies */
+    pk_accum acc_f, acc_t, acc_e, acc_v; /* per-thread forces, torques, per-atom energies
+                                            and virials */
 } pk_amoeba_work;
 
 void pk_amoeba_work_free(pk_amoeba_work *w);

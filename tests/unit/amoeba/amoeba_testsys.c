@@ -462,8 +462,10 @@ pk_code ts_compute(test_system *s, const pk_amoeba_model *m, int terms, double *
     pk_out out = {0};
     double (*fall)[3] = xcalloc((size_t)s->nall, sizeof *fall);
     double *eall = s->eatom ? xcalloc((size_t)s->nall, sizeof *eall) : NULL;
+    double (*vall)[6] = s->vatom ? xcalloc((size_t)s->nall, sizeof *vall) : NULL;
     out.f = fall;
     out.eatom = eall;
+    out.vatom = vall;
     out.want_energy = out.want_virial = 1;
     pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, st);
     if (!rc) rc = pk_amoeba_compute(m, &a, &sites, &list, &comm, which, &state, &out, st);
@@ -473,6 +475,11 @@ pk_code ts_compute(test_system *s, const pk_amoeba_model *m, int terms, double *
         comm.reverse(comm.ctx, eall, 1);
         memcpy(s->eatom, eall, (size_t)s->n * sizeof *eall);
         free(eall);
+    }
+    if (vall) {
+        comm.reverse(comm.ctx, &vall[0][0], 6);
+        memcpy(s->vatom, vall, (size_t)s->n * sizeof *vall);
+        free(vall);
     }
     memcpy(f, fall, (size_t)s->n * sizeof *f);
     *energy = out.energy;

@@ -33,6 +33,7 @@ typedef struct {
     ts_reference ref[TS_NREF];
     pk_amoeba_induce_info info;   /* of the last ts_compute with TS_POLAR */
     double *eatom;           /* if set (n doubles): per-atom energies of ts_compute */
+    double (*vatom)[6];      /* if set (n): per-atom virials of ts_compute */
     /* topology (LAMMPS layout, owned atoms) */
     int (*nspecial)[3];
     pk_tag **special;
