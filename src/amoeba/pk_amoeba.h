@@ -74,12 +74,13 @@
  *    Polarization (R = polar_cut, r_s = polar_taper): every pair's permanent field (d and
  *    p sets) and dipole-dipole tensor T_ik is multiplied by S(r_ik): in the direct field,
  *    in the PCG matrix alpha^-1 - T' and in the preconditioner blocks (the per-step
- *    tensors every iteration reuses carry S). The dipoles solve (alpha^-1 - T') u = E', A' stays
- *    symmetric, and E_pol = -1/2 f u_d . E'_p, so the gradient at converged dipoles is, as
- *    without the switch, -1/2 f (u_p . dE'_d + u_d . dE'_p + u_p . dT' u_d): each pair's
- *    energy e of those three dipole interactions becomes S e (force S F - e dS/dr r/|r|,
- *    torques S t). Water box: E_polar -960 against -945 with Ewald (force RMS difference
- *    0.91 of 5.9).
+ *    tensors every iteration reuses carry S). The dipoles solve (alpha^-1 - T') u = E',
+ *    the matrix stays symmetric, and E_pol = -1/2 f u_d . E'_p, so the gradient at
+ *    converged dipoles is, as without the switch, -1/2 f (u_p . dE'_d + u_d . dE'_p +
+ *    u_p . dT' u_d): each pair's energy e of those three dipole interactions becomes S e
+ *    (force S F - e dS/dr r/|r|, torques S t). The charges' fields are not shifted (that
+ *    moved E_polar further from Ewald). Water box: E_polar -960 against -945 with Ewald
+ *    (force RMS difference 0.91 of 5.9).
  *    The switches start at the key's taper distances: "cutoff X" sets both to 0.65 X (the
  *    Tinker/LAMMPS mpole-taper default), "taper Y" sets every taper (Y >= 1 a distance,
  *    below 1 a fraction of each cutoff), "mpole-taper Y" the multipole one,
@@ -319,7 +320,7 @@ void pk_amoeba_work_free(pk_amoeba_work *w);
 double pk_amoeba_work_bytes(const pk_amoeba_work *w);
 
 /* HAL van der Waals: adds energy, forces on owned and ghost atoms, global virial and
- * per-atom energy to out. */
+ * per-atom energy and virial to out. */
 pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                       const pk_amoeba_list *nl, pk_amoeba_work *w, pk_out *out,
                       pk_status *st);
@@ -434,7 +435,7 @@ typedef struct {
 
 /* One step in the order of the design note, communicating through comm (forward rpole,
  * reverse torques, and the solver's own traffic). Forces, energy, virial and per-atom
- * energy are added to out; the induced dipoles stay in state->u. An unconverged
+ * energy and virial are added to out; the induced dipoles stay in state->u. An unconverged
  * induced-dipole solve is counted in state->unconverged and flagged in state->last. */
 pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                           const pk_amoeba_list *nl, const pk_amoeba_comm *comm,

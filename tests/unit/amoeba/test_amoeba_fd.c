@@ -65,17 +65,17 @@ static int pairs_between(const test_system *s, double lo, double hi)
     return c;
 }
 
-/* FD of every term in one mode; atoms == NULL: all owned atoms. Tolerances: forces to
- * ftol of max(|F|, 1) kcal/mol/A, virial to vtol of its largest component (clusters only
- * when virial is set). */
+/* FD of the terms in one mode over the listed atoms (atoms == NULL: all owned atoms):
+ * forces to ftol of max(|F|, 1) kcal/mol/A; with virial set, the strain derivative too (to
+ * 1e-6 of its largest component). short_list: only mutual polarization and the total. */
 static void fd_terms(test_system *s, pk_amoeba_model *m, const char *label, const int *atoms,
-                     int natoms, double h, double ftol, int virial, int only_total)
+                     int natoms, double h, double ftol, int virial, int short_list)
 {
     pk_status st;
     for (int t = 0; t < NTERMS; t++) {
         const term_case *c = &TERMS[t];
-        if (only_total && c->terms != (TS_HAL | TS_MPOLE | TS_POLAR) && !(c->terms == TS_POLAR && !c->direct))
-            continue;
+        const int is_total = c->terms == (TS_HAL | TS_MPOLE | TS_POLAR);
+        if (short_list && !is_total && !(c->terms == TS_POLAR && !c->direct)) continue;
         m->polarization = c->direct ? PK_AMOEBA_POLAR_DIRECT : PK_AMOEBA_POLAR_MUTUAL;
         double fdev, fbig;
         pk_code rc = ts_fd_forces_of(s, m, c->terms, h, atoms, natoms, &fdev, &fbig, &st);
@@ -152,9 +152,9 @@ static void clusters(void)
     }
 }
 
-/* The periodic box (cutoff 7, taper 6): four waters, each with the force on all three atoms;
- * the total and mutual polarization, then the virial of the total under strain of the
- * whole periodic system. */
+/* The periodic box (cutoff 7, taper 6): four waters, all three atoms of each; mutual
+ * polarization and the total (the other terms are cheap and covered on the clusters), then
+ * the virial of the total under strain of the whole periodic system. */
 static void water_box(void)
 {
     pk_amoeba_model m;
