@@ -272,6 +272,15 @@ double PairAmoebaPK::init_one(int i, int j)
   return std::max({model.set.vdw_cut, model.set.mpole_cut, model.set.polar_cut});
 }
 
+// A core failure on this rank (data of its atoms): error->one with the core's message,
+// whose own "amoeba/pk: " prefix is dropped behind the style's.
+void PairAmoebaPK::fail(const pk_status &st)
+{
+  const char *msg = st.msg;
+  if (strncmp(msg, "amoeba/pk: ", 11) == 0) msg += 11;
+  error->one(FLERR, "{}: {}", STYLE, msg);
+}
+
 pk_atoms PairAmoebaPK::atoms()
 {
   return PairKit::atoms_view(lmp);
@@ -387,7 +396,7 @@ void PairAmoebaPK::compute(int eflag, int vflag)
   pk_status st;
   pk_status_clear(&st);
   if (pk_amoeba_compute(&model, &a, &s, &nlist, &c, terms, &state, &out, &st) != PK_OK)
-    PairKit::check(lmp, STYLE, st, false);
+    fail(st);
 
   // The solver's residual is global (the same on every rank), so is this decision.
   if (terms.polar && model.polarization == PK_AMOEBA_POLAR_MUTUAL) {
@@ -537,6 +546,11 @@ void PairAmoebaPK::write_restart(FILE *fp)
 void PairAmoebaPK::read_restart(FILE *fp)
 {
   read_restart_settings(fp);
+  // Pair::init() stops at unset coefficients with a generic message; marked set, the run
+  // reaches init_style, which names the missing pair_coeff (have_model is false).
+  if (!allocated) PairKit::allocate_pair_tables(lmp, this);
+  for (int i = 1; i <= atom->ntypes; i++)
+    for (int j = i; j <= atom->ntypes; j++) setflag[i][j] = 1;
 }
 
 double PairAmoebaPK::memory_usage()

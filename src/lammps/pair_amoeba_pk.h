@@ -84,6 +84,7 @@ class PairAmoebaPK : public Pair {
   pk_atoms atoms();
   pk_amoeba_topology topology();
   pk_amoeba_sites sites();
+  [[noreturn]] void fail(const pk_status &st);
   void forward_ints(int *v);
   void grow_local();
   // the core's pk_amoeba_comm and pk_amoeba_topology callbacks (ctx = this)

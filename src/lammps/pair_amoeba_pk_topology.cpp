@@ -36,7 +36,7 @@ void PairAmoebaPK::assign_groups()
     pk_status_clear(&st);
     if (pk_amoeba_groups_relax(&model, &a, &top, atom->ivector[index_amtype], amgroup, &changed,
                                &st) != PK_OK)
-      PairKit::check(lmp, STYLE, st, false);
+      fail(st);
     forward_ints(amgroup);
     MPI_Allreduce(&changed, &any, 1, MPI_INT, MPI_MAX, world);
     if (!any) break;
@@ -90,7 +90,7 @@ void PairAmoebaPK::assign_frames()
   if (pk_amoeba_assign_frames(&model, &a, &top, atom->ivector[index_amtype], rec.data(),
                               reinterpret_cast<pk_tag(*)[3]>(tags.data()), nullptr, &st) != PK_OK)
     for (int i = 0; i < nlocal; i++)
-      if (rec[i] < 0) PairKit::check(lmp, STYLE, st, false);
+      if (rec[i] < 0) fail(st);
 
   int *polaxe = atom->ivector[index_polaxe];
   double **xyzaxis = atom->darray[index_xyzaxis];
@@ -133,7 +133,7 @@ void PairAmoebaPK::refresh_topology()
 
   // H-reduction partners: owned atoms from their bonds, ghosts from their owners
   if (pk_amoeba_hred_partner(&model, &a, &top, amtype, hred_tag.data(), nullptr, &st) != PK_OK)
-    PairKit::check(lmp, STYLE, st, false);
+    fail(st);
   forward_ints(hred_tag.data());
   pk_amoeba_map_hred(&a, &top, hred_tag.data(), hred.data());
 
@@ -144,10 +144,10 @@ void PairAmoebaPK::refresh_topology()
       frame_tag[3 * (size_t) i + k] = (pk_tag) ubuf(xyzaxis[i][XYZAXIS_COL[k]]).i;
   if (pk_amoeba_map_frames(&a, &top, reinterpret_cast<const pk_tag(*)[3]>(frame_tag.data()),
                            reinterpret_cast<int(*)[3]>(frame.data()), &st) != PK_OK)
-    PairKit::check(lmp, STYLE, st, false);
+    fail(st);
   find_mpole_records();
 
   const pk_neigh nl = PairKit::neigh_view(list);
   if (pk_amoeba_list_build(&nlist, &model, &nl, &a, &top, &st) != PK_OK)
-    PairKit::check(lmp, STYLE, st, false);
+    fail(st);
 }

@@ -85,12 +85,15 @@ run             0
 
 
 def run0(pair, key="box.key", data="data.water_box.amoeba", boundary="p p p", extra="",
-         thermo="", compute=None, files=None, **kwargs):
-    """Run RUN0; compute pair uses the pair style's name (amoeba or amoeba/pk)."""
+         thermo="", compute=None, files=None, edit=None, **kwargs):
+    """Run RUN0; compute pair uses the pair style's name (amoeba or amoeba/pk) unless
+    given; edit(script) may change the script's text."""
     name = compute or pair.split()[0]
     script = (RUN0.replace("@BOUNDARY@", boundary).replace("@DATA@", data)
               .replace("@PAIR@", pair).replace("@KEY@", key).replace("@COMPUTE@", name)
               .replace("@EXTRA@", extra).replace("@THERMO@", thermo))
+    if edit:
+        script = edit(script)
     return run(script, files=files or water_files(), **kwargs)
 
 
