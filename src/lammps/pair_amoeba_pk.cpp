@@ -452,12 +452,15 @@ void PairAmoebaPK::finish()
   utils::logmesg(lmp, mesg);
 }
 
+// Forward and reverse communication of the core's per-atom arrays (rows of comm_ncol
+// doubles, copied whole), of int vectors, and once per run of the atoms' 1-2 partners.
 int PairAmoebaPK::pack_forward_comm(int n, int *list, double *buf, int, int *)
 {
   int m = 0;
   if (comm_kind == COMM_DOUBLES) {
-    for (int k = 0; k < n; k++)
-      for (int c = 0; c < comm_ncol; c++) buf[m++] = comm_doubles[(size_t) list[k] * comm_ncol + c];
+    const size_t row = comm_ncol * sizeof(double);
+    for (int k = 0; k < n; k++, m += comm_ncol)
+      memcpy(buf + m, comm_doubles + (size_t) list[k] * comm_ncol, row);
   } else if (comm_kind == COMM_INTS) {
     for (int k = 0; k < n; k++) buf[m++] = comm_ints[list[k]];
   } else {
@@ -473,14 +476,13 @@ int PairAmoebaPK::pack_forward_comm(int n, int *list, double *buf, int, int *)
 
 void PairAmoebaPK::unpack_forward_comm(int n, int first, double *buf)
 {
-  int m = 0;
   if (comm_kind == COMM_DOUBLES) {
-    for (int k = first; k < first + n; k++)
-      for (int c = 0; c < comm_ncol; c++) comm_doubles[(size_t) k * comm_ncol + c] = buf[m++];
+    memcpy(comm_doubles + (size_t) first * comm_ncol, buf, (size_t) n * comm_ncol * sizeof(double));
   } else if (comm_kind == COMM_INTS) {
-    for (int k = first; k < first + n; k++) comm_ints[k] = (int) buf[m++];
+    for (int k = 0; k < n; k++) comm_ints[first + k] = (int) buf[k];
   } else {
     const int ms = atom->maxspecial;
+    int m = 0;
     for (int k = first; k < first + n; k++) {
       ghost_nbond[k] = (int) buf[m++];
       for (int b = 0; b < ghost_nbond[k]; b++) ghost_bonds[(size_t) k * ms + b] = (pk_tag) buf[m++];
@@ -490,17 +492,28 @@ void PairAmoebaPK::unpack_forward_comm(int n, int first, double *buf)
 
 int PairAmoebaPK::pack_reverse_comm(int n, int first, double *buf)
 {
-  int m = 0;
-  for (int k = first; k < first + n; k++)
-    for (int c = 0; c < comm_ncol; c++) buf[m++] = comm_doubles[(size_t) k * comm_ncol + c];
-  return m;
+  memcpy(buf, comm_doubles + (size_t) first * comm_ncol, (size_t) n * comm_ncol * sizeof(double));
+  return n * comm_ncol;
+}
+
+// rows list[k] of v += row k of buf; NC known at compile time for the common widths
+template <int NC> static void add_rows(double *v, int nc, int n, const int *list, const double *buf)
+{
+  const int w = NC ? NC : nc;
+  for (int k = 0; k < n; k++) {
+    double *row = v + (size_t) list[k] * w;
+    for (int c = 0; c < w; c++) row[c] += buf[(size_t) k * w + c];
+  }
 }
 
 void PairAmoebaPK::unpack_reverse_comm(int n, int *list, double *buf)
 {
-  int m = 0;
-  for (int k = 0; k < n; k++)
-    for (int c = 0; c < comm_ncol; c++) comm_doubles[(size_t) list[k] * comm_ncol + c] += buf[m++];
+  if (comm_ncol == 6)
+    add_rows<6>(comm_doubles, 6, n, list, buf);
+  else if (comm_ncol == 3)
+    add_rows<3>(comm_doubles, 3, n, list, buf);
+  else
+    add_rows<0>(comm_doubles, comm_ncol, n, list, buf);
 }
 
 // What LAMMPS's AMOEBA bonded styles and fixes ask pair amoeba for.
