@@ -4,7 +4,8 @@
    Ewald: checked), 100 steps of NVE with thermo every 10 steps: LAMMPS runs them
    unchanged; amoeba/pk runs them with `-sf pk`, the plugin autoloaded, and the pair_style
    line given `elec lammps`. Energies and temperature equal to 1e-8 relative, pressure and
-   virial components to 1e-6 of the row's largest virial component.
+   virial components to 1e-6 of the row's largest virial component. At step 0 also each
+   term (compute pair) to 1e-8 and the pair forces to 1e-6 of the largest force.
 2. The 648-atom water box with the Ewald lines removed from its key file, one force
    evaluation: E_pair (LAMMPS: -1770.2537 kcal/mol) and E_hal, E_mpole, E_polar via
    `compute pair` to 1e-8 relative, the pair virial to 1e-8 of its largest component, pair
@@ -60,19 +61,30 @@ def run_example(name, script_name, key_file=None):
     compare_thermo(name, ref.thermo(), got.thermo())
 
 
+def compare_step0(name, ref, got):
+    t_ref, t_got = terms(ref), terms(got)
+    for key in ("E_pair", "hal", "mpole", "polar"):
+        print(f"{name} {key}: amoeba/pk {t_got[key]:.12f}, LAMMPS amoeba {t_ref[key]:.12f}")
+        chk.close(t_got[key], t_ref[key], 1e-8, 1e-12, f"{name} {key}")
+    fdev, fmax = force_deviation(got.dump("forces.dump"), ref.dump("forces.dump"))
+    print(f"{name} pair forces: worst |dF| {fdev:.2e} of the largest force ({fmax:.3f} kcal/mol/A)")
+    chk.check(fdev <= 1e-6, f"{name} forces differ by {fdev:.3g} (> 1e-6)")
+
+
 # 1. dimer and hexamer, unchanged key files without Ewald
 chk.check(not has_ewald(example("amoeba_water.key")), "amoeba_water.key uses no Ewald")
 run_example("water dimer", "in.water_dimer.amoeba")
 run_example("water hexamer", "in.water_hexamer.amoeba")
+for name in ("dimer", "hexamer"):
+    cluster = {"key": "amoeba_water.key", "data": f"data.water_{name}.amoeba", "boundary": "s s s"}
+    compare_step0(f"water {name}", run0("amoeba", **cluster), run0("amoeba/pk elec lammps", **cluster))
 
 # 2. water box without Ewald, one evaluation
 ref = run0("amoeba")
 got = run0("amoeba/pk elec lammps", extra="compute pe all pe/atom\ncompute sum all reduce sum c_pe",
            thermo="c_sum")
+compare_step0("water box", ref, got)
 t_ref, t_got = terms(ref), terms(got)
-for key in ("E_pair", "hal", "mpole", "polar"):
-    print(f"water box {key}: amoeba/pk {t_got[key]:.12f}, LAMMPS amoeba {t_ref[key]:.12f}")
-    chk.close(t_got[key], t_ref[key], 1e-8, 1e-12, f"water box {key}")
 chk.close(t_got["E_pair"], -1770.2537, 5e-8, 1e-12, "water box E_pair vs -1770.2537 (issue)")
 esum = got.thermo()[0]["c_sum"]
 chk.close(esum, t_ref["E_pair"], 1e-10, 1e-12, "sum of per-atom energies vs LAMMPS E_pair")
@@ -81,9 +93,6 @@ vscale = max(abs(ref.thermo()[0][k]) for k in vkeys)
 vdev = max(abs(got.thermo()[0][k] - ref.thermo()[0][k]) for k in vkeys) / vscale
 print(f"water box pair virial: worst difference {vdev:.2e} of the largest component")
 chk.check(vdev <= 1e-8, f"water box pair virial differs by {vdev:.3g} (> 1e-8)")
-fdev, fmax = force_deviation(got.dump("forces.dump"), ref.dump("forces.dump"))
-print(f"water box pair forces: worst |dF| {fdev:.2e} of the largest force ({fmax:.3f} kcal/mol/A)")
-chk.check(fdev <= 1e-6, f"water box forces differ by {fdev:.3g} (> 1e-6)")
 
 # 3. water box, the example's 100 steps without Ewald
 run_example("water box", "in.water_box.amoeba", key_file="box.key")
