@@ -148,14 +148,11 @@ void PairAmoebaPK::coeff(int narg, char **arg)
   free_model();
   pk_status st;
   pk_status_clear(&st);
-  if (pk_amoeba_read(&model, arg[2], narg == 4 ? arg[3] : nullptr, &st) != PK_OK) {
-    pk_amoeba_free(&model);
-    memset(&model, 0, sizeof model);
+  // on failure the model is left empty
+  if (pk_amoeba_read(&model, arg[2], narg == 4 ? arg[3] : nullptr, &st) != PK_OK)
     PairKit::check(lmp, "pair_coeff for amoeba/pk", st, true);
-  }
   have_model = true;
   prm_path = arg[2];
-  key_path = narg == 4 ? arg[3] : "";
 
   if (!allocated) PairKit::allocate_pair_tables(lmp, this);
   for (int i = 1; i <= atom->ntypes; i++)
@@ -234,6 +231,20 @@ void PairAmoebaPK::init_style()
   check_atom_types();
   model.set.elec = (pk_amoeba_elec) elec;
 
+  // A ghost atom within the HAL cutoff needs its H-reduction partner as a ghost too (the
+  // core reduces ghosts' sites itself; LAMMPS amoeba communicates the reduced sites). The
+  // partner is a bond (< 1.2 A) away: with a neighbour skin below HRED_MARGIN the ghost
+  // cutoff is raised, as comm_modify cutoff would.
+  const double HRED_MARGIN = 1.5;
+  const double need = model.set.vdw_cut + HRED_MARGIN;
+  if (terms.hal && comm->mode == Comm::SINGLE && comm->cutghostuser < need &&
+      init_one_cutoff() + neighbor->skin < need) {
+    comm->cutghostuser = need;
+    if (comm->me == 0)
+      utils::logmesg(lmp, "{}: ghost cutoff raised to {} A (HAL cutoff + {} A for the "
+                     "H-reduction partners of ghost atoms)\n", STYLE, need, HRED_MARGIN);
+  }
+
   // forward: 13 multipole columns, or one atom's 1-2 partner list; reverse: 6 field columns
   comm_forward = std::max(13, 1 + atom->maxspecial);
   comm_reverse = 6;
@@ -264,12 +275,17 @@ void PairAmoebaPK::init_style()
   }
 }
 
+double PairAmoebaPK::init_one_cutoff() const
+{
+  return std::max({model.set.vdw_cut, model.set.mpole_cut, model.set.polar_cut});
+}
+
 double PairAmoebaPK::init_one(int i, int j)
 {
   if (!have_model || setflag[i][j] == 0)
     error->all(FLERR, "{}: pair_coeff * * file.prm [file.key] is needed (also after read_restart)",
                STYLE);
-  return std::max({model.set.vdw_cut, model.set.mpole_cut, model.set.polar_cut});
+  return init_one_cutoff();
 }
 
 // A core failure on this rank (data of its atoms): error->one with the core's message,
@@ -381,8 +397,8 @@ void PairAmoebaPK::compute(int eflag, int vflag)
 
   grow_local();
   if (topology_pending) {
-    assign_groups();
-    assign_frames();
+    if (terms.polar) assign_groups();
+    if (terms.mpole || terms.polar) assign_frames();
     topology_pending = false;
     refresh_topology();
   } else if (neighbor->ago == 0) {

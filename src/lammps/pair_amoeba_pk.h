@@ -52,7 +52,7 @@ class PairAmoebaPK : public Pair {
   // force field (pair_coeff)
   pk_amoeba_model model;
   bool have_model;
-  std::string prm_path, key_path;
+  std::string prm_path;           // for messages
 
   // per-atom properties of atom_style amoeba (fix property/atom)
   int index_amtype, index_amgroup, index_polaxe, index_xyzaxis;
@@ -79,6 +79,7 @@ class PairAmoebaPK : public Pair {
   std::vector<pk_tag> ghost_bonds;    // their tags, atom->maxspecial per atom
 
   void free_model();
+  double init_one_cutoff() const;   // the largest cutoff of the force field
   void check_atom_style();
   void check_atom_types();
   pk_atoms atoms();

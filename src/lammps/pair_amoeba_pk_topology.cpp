@@ -9,7 +9,6 @@
 #include "atom.h"
 #include "comm.h"
 #include "error.h"
-#include "force.h"
 #include "neigh_list.h"
 
 using namespace LAMMPS_NS;
@@ -137,15 +136,17 @@ void PairAmoebaPK::refresh_topology()
   forward_ints(hred_tag.data());
   pk_amoeba_map_hred(&a, &top, hred_tag.data(), hred.data());
 
-  // frame atoms, by tag from d2_xyzaxis, to their closest images
-  double **xyzaxis = atom->darray[index_xyzaxis];
-  for (int i = 0; i < atom->nlocal; i++)
-    for (int k = 0; k < 3; k++)
-      frame_tag[3 * (size_t) i + k] = (pk_tag) ubuf(xyzaxis[i][XYZAXIS_COL[k]]).i;
-  if (pk_amoeba_map_frames(&a, &top, reinterpret_cast<const pk_tag(*)[3]>(frame_tag.data()),
-                           reinterpret_cast<int(*)[3]>(frame.data()), &st) != PK_OK)
-    fail(st);
-  find_mpole_records();
+  // frame atoms, by tag from d2_xyzaxis, to their closest images (multipoles only)
+  if (terms.mpole || terms.polar) {
+    double **xyzaxis = atom->darray[index_xyzaxis];
+    for (int i = 0; i < atom->nlocal; i++)
+      for (int k = 0; k < 3; k++)
+        frame_tag[3 * (size_t) i + k] = (pk_tag) ubuf(xyzaxis[i][XYZAXIS_COL[k]]).i;
+    if (pk_amoeba_map_frames(&a, &top, reinterpret_cast<const pk_tag(*)[3]>(frame_tag.data()),
+                             reinterpret_cast<int(*)[3]>(frame.data()), &st) != PK_OK)
+      fail(st);
+    find_mpole_records();
+  }
 
   const pk_neigh nl = PairKit::neigh_view(list);
   if (pk_amoeba_list_build(&nlist, &model, &nl, &a, &top, &st) != PK_OK)

@@ -12,7 +12,10 @@
    forces to 1e-6 of the largest force; the sum of the per-atom energies (which LAMMPS
    amoeba does not provide) equals LAMMPS's E_pair to 1e-10.
 3. The same box for the example's 100 steps (reneighbouring included), thermo every 10
-   steps, compared as in 1."""
+   steps, compared as in 1.
+4. The box at step 0 with a neighbour skin of 0.5 A: ghost atoms near the HAL cutoff then
+   lack their H-reduction partners unless amoeba/pk raises the ghost cutoff (it says so);
+   compared as in 2."""
 import re
 
 from amoeba_common import (PLUGIN_DIR, example, force_deviation, has_ewald, run0, terms,
@@ -96,4 +99,10 @@ chk.check(vdev <= 1e-8, f"water box pair virial differs by {vdev:.3g} (> 1e-8)")
 
 # 3. water box, the example's 100 steps without Ewald
 run_example("water box", "in.water_box.amoeba", key_file="box.key")
+
+# 4. small neighbour skin
+skin = {"edit": lambda text: text.replace("pair_style", "neighbor 0.5 bin\npair_style", 1)}
+got = run0("amoeba/pk elec lammps", **skin)
+chk.contains(got.output, "ghost cutoff raised to 8.5 A", "small skin: ghost cutoff raised")
+compare_step0("water box, skin 0.5", run0("amoeba", **skin), got)
 chk.finish()
