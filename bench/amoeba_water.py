@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""amoeba/pk (elec lammps) against LAMMPS pair_style amoeba without Ewald: water boxes.
+
+Runs examples/amoeba/in.water_box.amoeba of the LAMMPS tree (216 waters, 648 atoms) with
+the Ewald lines removed from its key file (cutoff 7, taper 6), and the same replicated
+2x2x2 (5184 atoms), for --steps steps (--steps-big for the big box): once with LAMMPS's
+amoeba and once with `-sf pk` and `pair_style amoeba elec lammps`, on 1 MPI rank with 1
+and 2 OpenMP threads (LAMMPS amoeba has no threaded variant: its 2-thread rows show
+noise only). Prints a Markdown table of the pair time per step, the speed-up, each
+style's own split (LAMMPS's "AMOEBA timing breakdown", amoeba/pk's end-of-run report)
+and the mean PCG iterations.
+
+  bench/amoeba_water.py --lmp LMP --plugin-dir DIR --lammps-src SRC [--steps N]
+                        [--steps-big N] [--repeat N] [--out FILE]
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import shutil
+import subprocess
+import tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--lmp", required=True)
+ap.add_argument("--plugin-dir", required=True)
+ap.add_argument("--lammps-src", required=True)
+ap.add_argument("--steps", type=int, default=50)
+ap.add_argument("--steps-big", type=int, default=10)
+ap.add_argument("--repeat", type=int, default=1, help="best of N runs (wall clock is noisy)")
+ap.add_argument("--out")
+opt = ap.parse_args()
+
+ex = os.path.join(opt.lammps_src, "examples", "amoeba")
+with open(os.path.join(ex, "in.water_box.amoeba")) as fh:
+    base = fh.read()
+with open(os.path.join(ex, "amoeba_water_box.key")) as fh:
+    key = "".join(l + "\n" for l in fh.read().splitlines()
+                  if l.split()[:1] not in (["ewald"], ["ewald-alpha"], ["pewald-alpha"], ["pme-grid"]))
+
+
+def replicated(data, n=2):
+    """The box data file repeated n x n x n times (LAMMPS `replicate` refuses the per-atom
+    fix property/atom data that atom_style amoeba uses, so the data file is replicated)."""
+    lines = data.splitlines()
+    count = {l.split()[1]: int(l.split()[0]) for l in lines
+             if len(l.split()) == 2 and l.split()[1] in ("atoms", "bonds", "angles")}
+    box = float(next(l.split()[1] for l in lines if l.endswith("xlo xhi")))
+    shifts = [(a, b, c) for a in range(n) for b in range(n) for c in range(n)]
+    offset = {"Atoms": count["atoms"], "Bonds": count["bonds"], "Angles": count["angles"],
+              "Tinker Types": count["atoms"]}
+    nmol = count["atoms"] // 3
+    out, section = [], None
+    for line in lines:
+        w = line.split()
+        if w and not w[0].lstrip("-").replace(".", "").isdigit():
+            section = line.strip()
+            out.append(line)
+        elif len(w) == 2 and w[1] in count:
+            out.append(f"{count[w[1]] * n ** 3} {w[1]}")
+        elif len(w) == 4 and w[2].endswith("lo"):
+            out.append(f"0 {box * n} {w[2]} {w[3]}")
+        elif section in offset and len(w) >= 2:
+            for k, sh in enumerate(shifts):
+                v = [str(int(w[0]) + k * offset[section])]
+                if section == "Atoms":   # id mol type q x y z
+                    v += [str(int(w[1]) + k * nmol), w[2], w[3]]
+                    v += [f"{float(w[4 + d]) + sh[d] * box:.6f}" for d in range(3)]
+                elif section == "Tinker Types":
+                    v.append(w[1])
+                else:                    # id type atom ids
+                    v += [w[1]] + [str(int(x) + k * count["atoms"]) for x in w[2:]]
+                out.append(" ".join(v))
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def script(ours, replicate, steps):
+    text = base.replace("amoeba_water_box.key", "box.key")
+    text = re.sub(r"^run\s+100$", f"run {steps}", text, flags=re.M)
+    if replicate:
+        text = text.replace("data.water_box.amoeba", "data.water_big.amoeba")
+    if ours:
+        text = re.sub(r"^pair_style\s+amoeba\s*$", "pair_style amoeba elec lammps", text, flags=re.M)
+    return text
+
+
+def timed(ours, replicate, steps, threads):
+    runs = [timed_once(ours, replicate, steps, threads) for _ in range(opt.repeat)]
+    return min(runs, key=lambda r: r["pair_ms"])
+
+
+def timed_once(ours, replicate, steps, threads):
+    work = tempfile.mkdtemp(prefix="pk-bench-")
+    for name in ("amoeba_water.prm", "data.water_box.amoeba"):
+        shutil.copy(os.path.join(ex, name), work)
+    with open(os.path.join(ex, "data.water_box.amoeba")) as fh:
+        big = replicated(fh.read())
+    with open(os.path.join(work, "data.water_big.amoeba"), "w") as fh:
+        fh.write(big)
+    with open(os.path.join(work, "box.key"), "w") as fh:
+        # LAMMPS amoeba checks the key's a-axis against the box
+        fh.write(key.replace("a-axis 18.643", "a-axis 37.286") if replicate else key)
+    with open(os.path.join(work, "in.box"), "w") as fh:
+        fh.write(script(ours, replicate, steps))
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), LAMMPS_PLUGIN_PATH=os.path.abspath(opt.plugin_dir))
+    args = ["-sf", "pk"] if ours else []
+    out = subprocess.run([opt.lmp, "-nocite", "-log", "none", "-in", "in.box", *args], cwd=work,
+                         env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
+    loop = re.search(r"Loop time of [\d.eE+-]+ on \d+ procs for (\d+) steps with (\d+) atoms", out)
+    pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
+    nsteps, atoms = int(loop.group(1)), int(loop.group(2))
+    # evaluations the timers cover: amoeba/pk the setup one and every step; LAMMPS amoeba
+    # restarts its timers at step 1
+    nev = nsteps + 1 if ours else nsteps
+    if ours:
+        m = re.search(r"time \(s, mean over \d+ rank\(s\)\): HAL ([\d.eE+-]+) .*?multipole "
+                      r"([\d.eE+-]+) .*?induce ([\d.eE+-]+) .*?polar ([\d.eE+-]+)", out)
+        pcg = float(re.search(r"PCG iterations per evaluation: mean ([\d.]+)", out).group(1))
+    else:
+        m = re.search(r"Hal\s+time: ([\d.eE+-]+).*?Mpole\s+time: ([\d.eE+-]+).*?Induce\s+time: "
+                      r"([\d.eE+-]+).*?Polar\s+time: ([\d.eE+-]+)", out, flags=re.S)
+        pcg = None
+    split = [1e3 * float(v) / nev for v in m.groups()]
+    return {"label": "amoeba/pk elec lammps" if ours else "LAMMPS amoeba (no Ewald)",
+            "atoms": atoms, "threads": threads, "steps": nsteps,
+            "pair_ms": 1e3 * float(pair.group(1)) / nsteps, "split": split, "pcg": pcg}
+
+
+rows = []
+for replicate, steps in ((False, opt.steps), (True, opt.steps_big)):
+    for threads in (1, 2):
+        ref = timed(False, replicate, steps, threads)
+        ours = timed(True, replicate, steps, threads)
+        ours["ratio"] = ref["pair_ms"] / ours["pair_ms"]
+        rows += [ref, ours]
+
+lines = [f"# AMOEBA water box benchmark ({datetime.date.today()})", "",
+         f"Machine: {platform.node()}, {platform.processor() or platform.machine()}, "
+         f"{os.cpu_count()} cores; 1 MPI rank.", "",
+         f"Command: `bench/amoeba_water.py --steps {opt.steps} --steps-big {opt.steps_big} "
+         f"--repeat {opt.repeat} ...` "
+         "(see bench/README.md)", "",
+         "Best of --repeat runs by pair time.", "",
+         "| style | atoms | threads | steps | pair ms/step | speed-up (pair) | HAL | multipole | "
+         "induce | polar | PCG iter. |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
+for r in rows:
+    split = " | ".join(f"{v:.2f}" for v in r["split"])
+    pcg = f"{r['pcg']:.1f}" if r["pcg"] is not None else "–"
+    lines.append(f"| {r['label']} | {r['atoms']} | {r['threads']} | {r['steps']} | "
+                 f"{r['pair_ms']:.2f} | {r.get('ratio', 1.0):.2f} | {split} | {pcg} |")
+lines += ["", "HAL, multipole, induce, polar: ms per force evaluation from each style's own "
+          "timers (LAMMPS: its AMOEBA timing breakdown; amoeba/pk: its end-of-run report; "
+          "amoeba/pk counts rotation and torque-to-force work under multipole)."]
+text = "\n".join(lines) + "\n"
+print(text)
+if opt.out:
+    with open(opt.out, "w") as fh:
+        fh.write(text)

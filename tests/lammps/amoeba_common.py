@@ -1,0 +1,111 @@
+"""Shared pieces of the amoeba/pk LAMMPS tests: the LAMMPS AMOEBA water examples
+(examples/amoeba of the LAMMPS source tree, copied into each run's directory) and inputs
+built from them."""
+import os
+import re
+
+from pklmp import LAMMPS_SRC, run
+
+EXAMPLES = os.path.join(LAMMPS_SRC, "examples", "amoeba")
+PLUGIN_DIR = os.path.dirname(os.environ.get("PK_PLUGIN", ""))
+EWALD_KEYWORDS = ("ewald", "ewald-alpha", "pewald-alpha", "pme-grid")
+
+
+def example(name):
+    with open(os.path.join(EXAMPLES, name)) as fh:
+        return fh.read()
+
+
+def has_ewald(key_text):
+    return any(line.split()[:1] and line.split()[0].lower() in EWALD_KEYWORDS
+               for line in key_text.splitlines())
+
+
+def box_key_without_ewald():
+    """amoeba_water_box.key with its Ewald/PME lines removed (cutoff 7, taper 6)."""
+    text = example("amoeba_water_box.key")
+    assert has_ewald(text), "the example box key was expected to use Ewald"
+    return "".join(line + "\n" for line in text.splitlines()
+                   if not (line.split()[:1] and line.split()[0].lower() in EWALD_KEYWORDS))
+
+
+def set_key(key_text, **values):
+    """Replace (or append) key lines; keyword names use _ for -."""
+    for name, value in values.items():
+        word = name.replace("_", "-")
+        line = f"{word} {value}"
+        key_text, n = re.subn(rf"^{word}\s.*$", line, key_text, flags=re.M)
+        if n == 0:
+            key_text += line + "\n"
+    return key_text
+
+
+WATER_FILES = ("amoeba_water.prm", "data.water_dimer.amoeba", "data.water_hexamer.amoeba",
+               "data.water_box.amoeba")
+
+
+def water_files(**extra):
+    files = {name: example(name) for name in WATER_FILES}
+    files["amoeba_water.key"] = example("amoeba_water.key")
+    files["box.key"] = box_key_without_ewald()
+    files.update(extra)
+    return files
+
+
+# One force evaluation of a water system with pair forces only (bonded styles zeroed after
+# read_data), the terms through compute pair, per-atom energies and the pair virial.
+RUN0 = """
+plugin load {plugin}
+units           real
+boundary        @BOUNDARY@
+atom_style      amoeba
+bond_style      class2
+angle_style     amoeba
+dihedral_style  none
+fix             amtype all property/atom i_amtype ghost yes
+fix             extra all property/atom i_amgroup d_redID d_pval ghost yes
+fix             extra2 all property/atom i_polaxe d2_xyzaxis 3
+read_data       @DATA@ fix amtype NULL "Tinker Types"
+bond_style      zero
+bond_coeff      *
+angle_style     zero
+angle_coeff     *
+pair_style      @PAIR@
+pair_coeff      * * amoeba_water.prm @KEY@
+special_bonds   lj/coul 0.5 0.5 0.5 one/five yes
+compute         pa all pair @COMPUTE@
+compute         vp all pressure NULL pair
+@EXTRA@
+thermo_style    custom step pe c_pa[1] c_pa[4] c_pa[5] c_vp[*] @THERMO@
+thermo_modify   format float %.15g
+dump            f all custom 1 forces.dump id fx fy fz
+dump_modify     f sort id format float %.17g
+run             0
+"""
+
+
+def run0(pair, key="box.key", data="data.water_box.amoeba", boundary="p p p", extra="",
+         thermo="", compute=None, files=None, edit=None, **kwargs):
+    """Run RUN0; compute pair uses the pair style's name (amoeba or amoeba/pk) unless
+    given; edit(script) may change the script's text."""
+    name = compute or pair.split()[0]
+    script = (RUN0.replace("@BOUNDARY@", boundary).replace("@DATA@", data)
+              .replace("@PAIR@", pair).replace("@KEY@", key).replace("@COMPUTE@", name)
+              .replace("@EXTRA@", extra).replace("@THERMO@", thermo))
+    if edit:
+        script = edit(script)
+    return run(script, files=files or water_files(), **kwargs)
+
+
+def terms(result):
+    """E_pair and the three AMOEBA terms (compute pair entries 1, 4, 5) at step 0."""
+    row = result.thermo()[0]
+    return {"E_pair": row["PotEng"], "hal": row["c_pa[1]"], "mpole": row["c_pa[4]"],
+            "polar": row["c_pa[5]"]}
+
+
+def force_deviation(got, ref):
+    """max |F - F_ref| over atoms and components, divided by the largest |F_ref|."""
+    fmax = max(abs(r[k]) for r in ref.values() for k in ("fx", "fy", "fz"))
+    dev = max(abs(got[i][k] - r[k]) for i, r in ref.items() for k in ("fx", "fy", "fz"))
+    return dev / fmax, fmax
