@@ -9,6 +9,7 @@
 #include "utils.h"
 
 #include "pair_deepmd_pk.h"
+#include "pair_hdnnp_pk.h"
 #include "pair_mdpd_pk.h"
 #include "pair_mdpd_rhosum_pk.h"
 
@@ -60,4 +61,7 @@ extern "C" void lammpsplugin_init(void *lmp_ptr, void *handle, void *regfunc)
       (lammpsplugin_factory1 *) &create<PairMDPDRhosumPK>);
   add(reg, lmp_ptr, handle, "deepmd/pk", "PairKit Deep Potential (DeePMD-kit se_e2_a models)",
       (lammpsplugin_factory1 *) &create<PairDeepMDPK>);
+  add(reg, lmp_ptr, handle, "hdnnp/pk",
+      "PairKit Behler-Parrinello neural network potential (n2p2 models)",
+      (lammpsplugin_factory1 *) &create<PairHDNNPPK>);
 }
