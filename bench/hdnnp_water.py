@@ -7,7 +7,8 @@ The example runs with `-sf pk`, unchanged but for its step count (and `replicate
 after read_data for the replica). Reported per atom-step: the LAMMPS Pair time and the
 whole loop, and the split hdnnp/pk prints at the end of the run (symmetry functions
 incl. neighbour gathering / networks / force contraction, wall time). Each configuration
-runs --repeat times and the fastest run is kept (the machine is shared).
+runs --repeat times and the fastest run is kept (the machine is shared); --callgrind adds
+an instruction count per atom-step, which other load does not change.
 
 LAMMPS `hdnnp` needs the n2p2 library, which the default LAMMPS build here cannot fetch; when
 --hdnnp-lmp names an lmp with the ML-HDNNP package (or --lmp has it), the same inputs run with
@@ -15,7 +16,7 @@ it and the table shows the ratio; otherwise the table says so and quotes the iss
 235 us/atom-step for LAMMPS hdnnp on one core of this machine.
 
   bench/hdnnp_water.py --lmp LMP --plugin-dir DIR --lammps-src SRC [--steps N]
-                       [--repeat R] [--hdnnp-lmp LMP] [--out FILE]
+                       [--repeat R] [--hdnnp-lmp LMP] [--callgrind] [--out FILE]
 """
 import argparse
 import datetime
@@ -36,6 +37,8 @@ ap.add_argument("--lammps-src", required=True)
 ap.add_argument("--steps", type=int, default=20)
 ap.add_argument("--repeat", type=int, default=3)
 ap.add_argument("--hdnnp-lmp", help="lmp with ML-HDNNP (n2p2), for the comparison")
+ap.add_argument("--callgrind", action="store_true",
+                help="also count instructions per atom-step (valgrind; 1080 atoms, 1 thread)")
 ap.add_argument("--out")
 opt = ap.parse_args()
 opt.plugin_dir = os.path.abspath(opt.plugin_dir)    # the runs happen in temporary directories
@@ -44,6 +47,25 @@ example = os.path.join(opt.lammps_src, "examples", "PACKAGES", "hdnnp")
 with open(os.path.join(example, "in.hdnnp")) as fh:
     base = fh.read()
 base = re.sub(r"^(variable\s+numSteps\s+equal\s+)\d+", rf"\g<1>{opt.steps}", base, flags=re.M)
+
+
+def instructions():
+    """Instructions per atom-step executed inside PairHDNNPPK::compute (the adapter and the
+    core), 1 thread, 1080 atoms, setup + 2 steps; independent of other load."""
+    work = tempfile.mkdtemp(prefix="pk-bench-")
+    for name in ("data.H2O-360mol", "hdnnp-data"):
+        os.symlink(os.path.join(example, name), os.path.join(work, name))
+    text = re.sub(r"^(variable\s+numSteps\s+equal\s+)\d+", r"\g<1>2", base, flags=re.M)
+    with open(os.path.join(work, "in.hdnnp"), "w") as fh:
+        fh.write(text)
+    env = dict(os.environ, OMP_NUM_THREADS="1", LAMMPS_PLUGIN_PATH=opt.plugin_dir)
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=cg.out",
+                    "--toggle-collect=LAMMPS_NS::PairHDNNPPK::compute*", opt.lmp, "-nocite",
+                    "-in", "in.hdnnp", "-sf", "pk"], cwd=work, env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(os.path.join(work, "cg.out")) as fh:
+        total = int(re.search(r"^summary: (\d+)", fh.read(), flags=re.M).group(1))
+    return total / (3 * 1080)
 
 
 def has_hdnnp(lmp):
@@ -138,6 +160,9 @@ if not hdnnp_lmp:
                  f"issue quotes {ISSUE_HDNNP_US:.0f} µs/atom-step for it on one core of this "
                  f"machine, 1080 atoms; the speed-up column of the 1-thread rows is against "
                  f"that figure.")
+if opt.callgrind:
+    lines.append(f"Instructions (callgrind, 1 thread, 1080 atoms, setup + 2 steps, inside "
+                 f"PairHDNNPPK::compute incl. the core): {instructions():,.0f} per atom-step.")
 one_core = next(r for r in rows if r["label"].startswith("hdnnp/pk") and r["atoms"] == 1080
                 and r["threads"] == 1)
 lines.append(f"Target (issue 4): ≤ {TARGET_US:.0f} µs/atom-step on one core for 1080 atoms; "
