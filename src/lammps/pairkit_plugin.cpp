@@ -10,6 +10,7 @@
 
 #include "pair_amoeba_pk.h"
 #include "pair_deepmd_pk.h"
+#include "pair_hdnnp_pk.h"
 #include "pair_mdpd_pk.h"
 #include "pair_mdpd_rhosum_pk.h"
 
@@ -64,4 +65,7 @@ extern "C" void lammpsplugin_init(void *lmp_ptr, void *handle, void *regfunc)
   add(reg, lmp_ptr, handle, "amoeba/pk",
       "PairKit AMOEBA non-bonded terms (HAL, multipoles, polarization) without Ewald",
       (lammpsplugin_factory1 *) &create<PairAmoebaPK>);
+  add(reg, lmp_ptr, handle, "hdnnp/pk",
+      "PairKit Behler-Parrinello neural network potential (n2p2 models)",
+      (lammpsplugin_factory1 *) &create<PairHDNNPPK>);
 }
