@@ -5,6 +5,32 @@
 
 #include "hdnnp_kernel.h"
 
+/* A, B, C of a compact group's pairs (see hdnnp_kernel.h): with u = sum c D, w = sum c Y,
+ * q = F u: A = -q CA + w GA, B = q IAB - w GC, C = -q CB + w GB. */
+static void compact_coefficients(const hdnnp_scratch *s, const hdnnp_pairs *pr,
+                                 const hdnnp_angular_group *grp, const double *c, double *At,
+                                 double *Bt, double *Ct)
+{
+    const size_t np = (size_t)pr->n;
+    const double *d = s->coef + pr->coef;
+    const double *F = d + HDNNP_PAIR_F * np, *CA = d + HDNNP_PAIR_CA * np;
+    const double *CB = d + HDNNP_PAIR_CB * np, *IAB = d + HDNNP_PAIR_IAB * np;
+    const double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
+    const double *GC = d + HDNNP_PAIR_GC * np, *Y = d + HDNNP_PAIR_N * np;
+    const double *D = Y + (size_t)grp->nsf * np;
+    for (size_t p = 0; p < np; p++) {
+        double u = 0.0, w = 0.0;
+        for (int m = 0; m < grp->nsf; m++) {
+            u += c[grp->sf[m]] * D[(size_t)m * np + p];
+            w += c[grp->sf[m]] * Y[(size_t)m * np + p];
+        }
+        const double q = F[p] * u;
+        At[p] = -q * CA[p] + w * GA[p];
+        Bt[p] = q * IAB[p] - w * GC[p];
+        Ct[p] = -q * CB[p] + w * GB[p];
+    }
+}
+
 HDNNP_HOT void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const double *c,
                               double *gx, double *gy, double *gz)
 {
@@ -42,6 +68,8 @@ HDNNP_HOT void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const d
         if (np == 0) continue;
         const int nsf = grp->nsf;
         double *At = s->t, *Bt = At + np, *Ct = Bt + np;
+        if (hdnnp_type_compact(grp->type)) compact_coefficients(s, pr, grp, c, At, Bt, Ct);
+        else {
         double *wq = Ct + np, *wt = wq + nsf, *wy = wt + nsf, *lam = wy + nsf;
         for (int m = 0; m < nsf; m++) {
             const hdnnp_sf *sf = &el->sf[grp->sf[m]];
@@ -74,6 +102,7 @@ HDNNP_HOT void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const d
             v4_store(At + p0, -q * v4_load(CA + p0) - T2 * v4_load(UA + p0) + w * v4_load(GA + p0));
             v4_store(Bt + p0, q * v4_load(IAB + p0) + T2 * v4_load(UC + p0) - w * v4_load(GC + p0));
             v4_store(Ct + p0, -q * v4_load(CB + p0) - T2 * v4_load(UB + p0) + w * v4_load(GB + p0));
+        }
         }
         const int *pj = s->pj + pr->off, *pk = s->pk + pr->off;
         /* pairs come in runs of equal j: j's sums stay in registers along its run */

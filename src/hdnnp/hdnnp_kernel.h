@@ -59,8 +59,10 @@ typedef struct {
  * Y F, T2 = 2 eta T and YP = Y P, the gradients of one term are
  *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,
  *   A = -q CA - T2 UA + YP GA,  B = q IAB + T2 UC - YP GC,  C = -q CB - T2 UB + YP GB
- * (derivation in hdnnp_symfunc.c). Arrays of n doubles each, at coef + index * n. Pairs are
- * listed by increasing j. */
+ * (derivation in hdnnp_symfunc.c). Compact groups (types 21-25) keep per function Y = C_a
+ * (angular window) and then per function D = dC_a/dcos; there T = F Y, q = F D, T2 = 0,
+ * YP -> Y, and the U factors are unused. Arrays of n doubles each, at coef + index * n.
+ * Pairs are listed by increasing j. */
 enum {
     HDNNP_PAIR_COS, HDNNP_PAIR_F, HDNNP_PAIR_CA, HDNNP_PAIR_CB, HDNNP_PAIR_IAB, HDNNP_PAIR_UA,
     HDNNP_PAIR_UB, HDNNP_PAIR_UC, HDNNP_PAIR_GA, HDNNP_PAIR_GB, HDNNP_PAIR_GC, HDNNP_PAIR_N

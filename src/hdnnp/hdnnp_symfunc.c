@@ -1,6 +1,7 @@
 /* Symmetry functions of one atomic environment and their derivative coefficients (n2p2 types
  * 2, 3, 9, 12, 13; definitions of n2p2's SymFncExpRad, SymFncExpAngn, SymFncExpAngw,
- * SymFncExpRadWeighted, SymFncExpAngnWeighted).
+ * SymFncExpRadWeighted, SymFncExpAngnWeighted; and the compact-support types 20-25,
+ * SymFncCompRad, SymFncCompAngn, SymFncCompAngw and their weighted variants).
  *
  * Radial (type 2; type 12 weights each neighbour with its atomic number Z_j):
  *   G = sum_j w_j exp(-eta (r_ij - rs)^2) fc(r_ij),   dG/dx_j = d_j (x_j - x_i),
@@ -10,6 +11,11 @@
  *       exp(-eta [(r_ij-rs)^2 + (r_ik-rs)^2 (+ (r_jk-rs)^2)]) fc(r_ij) fc(r_ik) (fc(r_jk))
  *   with the term set to zero where 1 + lambda cos <= 0, and for narrow functions only pairs
  *   with r_jk < rc.
+ * Compact (Bircher, Singraber, Dellago, arXiv:2010.14414): with the window C(r) on (rl, rc)
+ * of hdnnp_window_fdf in place of fc and C_a(t) on the angular window [left, right],
+ *   20: G = sum_j C(r_ij) (23: times Z_j), i.e. types 2 and 12 with eta = 0 and fc = C;
+ *   21: G = sum_{j<k} C(r_ij) C(r_ik) C(r_jk) C_a(t_ijk), 22 without C(r_jk), 24 and 25 the
+ *       same weighted with Z_j Z_k over all pairs; terms with cos t = +-1 are dropped.
  *
  * Gradients. With a = x_j - x_i, b = x_k - x_i, c = b - a and one term T = Y F P, where
  * P = 1 + lambda cos, Y = 2^(1-zeta) w E P^(zeta-1), F = fc_a fc_b fc_c, q = zeta lambda Y F:
@@ -20,6 +26,8 @@
  * and because c = b - a both are combinations of a and b only:
  *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,  dT/dx_i = -(dT/dx_j + dT/dx_k),
  *   A = alpha_a - gamma,  B = beta + gamma,  C = alpha_b - gamma.
+ * A compact term T = F C_a(t) has the same form with eta = 0, Y P -> C_a and
+ * q = F dC_a/dcos (dt/dcos = -1/sin t).
  *
  * Organisation. Each angular group (functions sharing type, neighbour elements, cutoff and
  * rs) first lists its contributing pairs (both atoms inside the cutoff, and each other's for
@@ -37,7 +45,7 @@
 
 /* Per-pair temporaries of one angular group, each tcap doubles; then one array of
  * exponentials per distinct eta. */
-enum { P_R2, P_RC, P_IC, P_FCC, P_DFCC, P_S, P_PW, P_NFIXED };
+enum { P_R2, P_RC, P_IC, P_FCC, P_DFCC, P_S, P_PW, P_TH, P_DTH, P_NFIXED };
 
 static pk_code reserve_env(hdnnp_scratch *s, int n, pk_status *st)
 {
@@ -173,18 +181,23 @@ radial_impl(hdnnp_scratch *s, const hdnnp_element *el, int isf, const int weight
 
 HDNNP_HOT static void radial(hdnnp_scratch *s, const hdnnp_element *el, int isf)
 {
-    if (el->sf[isf].type == 12) radial_impl(s, el, isf, 1);
+    /* the compact types 20 and 23 are types 2 and 12 with eta = 0 and a compact window */
+    if (hdnnp_type_weighted(el->sf[isf].type)) radial_impl(s, el, isf, 1);
     else radial_impl(s, el, isf, 0);
 }
 
 /* Contributing pairs of a group into s->pj/pk from pr->off; sets the real and padded counts. */
-HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
-                                 const hdnnp_angular_group *grp, hdnnp_pairs *pr)
+static inline __attribute__((always_inline)) void
+list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
+                hdnnp_pairs *pr, const int compact)
 {
     const int off = pr->off;
     const hdnnp_env *e = &s->env;
     const double rcut = el->cut[grp->cut].rc, rcut2 = rcut * rcut;
-    const int narrow = grp->type != 9, weighted = grp->type == 13;
+    /* compact windows also vanish at and below rl (n2p2 drops r_jk <= rl only for rl > 0) */
+    const double rlo = compact ? el->cut[grp->cut].rl : -1.0;
+    const double rlo2 = rlo > 0.0 ? rlo * rlo : -1.0;
+    const int narrow = !hdnnp_type_wide(grp->type), weighted = hdnnp_type_weighted(grp->type);
     const int same = weighted || grp->e1 == grp->e2;
     const int j0 = weighted ? 0 : e->start[grp->e1], j1 = weighted ? e->n : e->start[grp->e1 + 1];
     const int k0 = weighted ? 0 : e->start[grp->e2], k1 = weighted ? e->n : e->start[grp->e2 + 1];
@@ -193,14 +206,15 @@ HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
     long long *keep = (long long *)s->raw_buf.data;
     int n = 0;
     for (int j = j0; j < j1; j++) {
-        if (e->r[j] >= rcut) continue;
+        if (e->r[j] >= rcut || e->r[j] <= rlo) continue;
         const double ax = e->x[j], ay = e->y[j], az = e->z[j];
         const int kb = same ? j + 1 : k0;
 #pragma omp simd
         for (int k = kb; k < k1; k++) {
             const double cx = e->x[k] - ax, cy = e->y[k] - ay, cz = e->z[k] - az;
             const double d2 = cx * cx + cy * cy + cz * cz;
-            keep[k] = (e->r[k] < rcut) & (!narrow | (d2 < rcut2));
+            const int jk = (d2 < rcut2) & (compact ? d2 > rlo2 : 1);
+            keep[k] = (e->r[k] < rcut) & (compact ? e->r[k] > rlo : 1) & (narrow ? jk : 1);
         }
         for (int k = kb; k < k1; k++) {   /* branch-free compaction */
             pj[n] = j;
@@ -217,11 +231,20 @@ HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
     pr->n = np;
 }
 
+HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
+                                 const hdnnp_angular_group *grp, hdnnp_pairs *pr)
+{
+    if (hdnnp_type_compact(grp->type)) list_pairs_impl(s, el, grp, pr, 1);
+    else list_pairs_impl(s, el, grp, pr, 0);
+}
+
 /* Pair quantities shared by all functions of a group (rs is the group's): the persistent
- * factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and temporaries. */
+ * factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and temporaries: the
+ * exponentials of the group's etas, or for compact groups the angle and d(angle)/d(cos).
+ * For compact groups fc is the radial window, eta = rs = 0, and the U factors are unused. */
 static inline __attribute__((always_inline)) void
 pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
-          const hdnnp_pairs *pr, const int narrow, const int weighted)
+          const hdnnp_pairs *pr, const int narrow, const int weighted, const int compact)
 {
     const hdnnp_env *e = &s->env;
     const size_t cap = (size_t)s->cap, tc = s->tcap, np = (size_t)pr->n;
@@ -286,12 +309,44 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *
 #pragma omp simd
         for (int p = 0; p < n; p++) UC[p] = GC[p] = 0.0;
     }
+    if (compact) {
+        /* n2p2 drops the terms with cos <= -1 or >= 1: there d(angle)/d(cos) is infinite */
+        double *th = t + P_TH * tc, *dth = t + P_DTH * tc;
+        for (int p = 0; p < n; p++) {
+            const double c = cs[p], s2 = 1.0 - c * c;
+            const int in = c > -1.0 && c < 1.0;
+            th[p] = in ? acos(c) : -1e3;   /* outside every angular window */
+            dth[p] = in ? -1.0 / sqrt(s2) : 0.0;
+        }
+        return;
+    }
     for (int x = 0; x < grp->nexp; x++) {
         const double eta = grp->exp_eta[x];
         double *Ex = t + (P_NFIXED + (size_t)x) * tc;
 #pragma omp simd
         for (int p = 0; p < n; p++) Ex[p] = hdnnp_exp(-eta * S[p]);
     }
+}
+
+/* One compact angular function over the pairs of its group: returns the value and stores
+ * per pair Y = C(angle) and D = dC/dcos (0 outside the window), from which hdnnp_contract
+ * rebuilds the gradient (T = F Y). */
+static double compact_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, double *Y,
+                         double *D)
+{
+    const size_t tc = s->tcap, np = (size_t)pr->n;
+    const double *F = s->coef + pr->coef + HDNNP_PAIR_F * np;
+    const double *th = s->t + P_TH * tc, *dth = s->t + P_DTH * tc;
+    double val = 0.0;
+    for (size_t p = 0; p < np; p++) {
+        double a, da;
+        hdnnp_window_fdf(sf->core, 0, sf->rad_left, sf->rad_right, sf->rad_center, sf->rad_hw,
+                         th[p], &a, &da);
+        Y[p] = a;
+        D[p] = da * dth[p];
+        val += F[p] * a;
+    }
+    return val;
 }
 
 /* P^(zeta-1) into pw[p] for exponents the specialised loop does not inline; 0 where
@@ -339,11 +394,18 @@ angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int x, d
 
 static inline __attribute__((always_inline)) void
 angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int narrow,
-                   const int weighted)
+                   const int weighted, const int compact)
 {
     const hdnnp_angular_group *grp = &el->angular[g];
     const hdnnp_pairs *pr = &s->grp[g];
-    pair_data(s, el, grp, pr, narrow, weighted);
+    pair_data(s, el, grp, pr, narrow, weighted, compact);
+    if (compact) {
+        const size_t np = (size_t)pr->n;
+        double *Y = s->coef + pr->coef + HDNNP_PAIR_N * np, *D = Y + (size_t)grp->nsf * np;
+        for (int m = 0; m < grp->nsf; m++)
+            s->G[grp->sf[m]] = compact_sf(s, pr, &el->sf[grp->sf[m]], Y + m * np, D + m * np);
+        return;
+    }
     for (int m = 0; m < grp->nsf; m++) {
         const int isf = grp->sf[m];
         const hdnnp_sf *sf = &el->sf[isf];
@@ -369,10 +431,15 @@ angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int n
 
 HDNNP_HOT static void angular_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
 {
-    const int type = el->angular[g].type;
-    if (type == 3) angular_group_impl(s, el, g, 1, 0);
-    else if (type == 9) angular_group_impl(s, el, g, 0, 0);
-    else angular_group_impl(s, el, g, 1, 1);
+    switch (el->angular[g].type) {
+    case 3: angular_group_impl(s, el, g, 1, 0, 0); break;
+    case 9: angular_group_impl(s, el, g, 0, 0, 0); break;
+    case 13: angular_group_impl(s, el, g, 1, 1, 0); break;
+    case 21: angular_group_impl(s, el, g, 1, 0, 1); break;
+    case 22: angular_group_impl(s, el, g, 0, 0, 1); break;
+    case 24: angular_group_impl(s, el, g, 1, 1, 1); break;
+    default: angular_group_impl(s, el, g, 0, 1, 1); break;   /* 25 */
+    }
 }
 
 pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
@@ -390,7 +457,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     size_t maxpairs = 0, totpairs = 0;
     for (size_t g = 0; g < ng; g++) {    /* upper bound of the pairs of every group */
         const hdnnp_angular_group *a = &el->angular[g];
-        const int all = a->type == 13;
+        const int all = hdnnp_type_weighted(a->type);
         const size_t n1 = all ? (size_t)e->n : (size_t)(e->start[a->e1 + 1] - e->start[a->e1]);
         const size_t n2 = all ? (size_t)e->n : (size_t)(e->start[a->e2 + 1] - e->start[a->e2]);
         const size_t np = (all || a->e1 == a->e2 ? n1 * (n1 > 0 ? n1 - 1 : 0) / 2 : n1 * n2) + 4;
@@ -408,7 +475,9 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
         list_pairs(s, el, &el->angular[g], pr);
         pr->coef = ncoef;
         off += pr->n;
-        ncoef += (HDNNP_PAIR_N + (size_t)el->angular[g].nsf) * (size_t)pr->n;
+        /* compact groups keep two arrays per function (hdnnp_kernel.h) */
+        const size_t per_sf = hdnnp_type_compact(el->angular[g].type) ? 2 : 1;
+        ncoef += (HDNNP_PAIR_N + per_sf * (size_t)el->angular[g].nsf) * (size_t)pr->n;
         if ((size_t)el->angular[g].nexp > maxexp) maxexp = (size_t)el->angular[g].nexp;
     }
     if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses the temporaries per atom */
