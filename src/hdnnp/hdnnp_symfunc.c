@@ -115,6 +115,8 @@ HDNNP_HOT pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int
         e->r[p] = sqrt(e->r[p]);
         e->rinv[p] = 1.0 / e->r[p];
     }
+    for (int p = n; p < n + 4; p++)   /* read (and masked) by the vector loops of list_pairs */
+        e->x[p] = e->y[p] = e->z[p] = e->r[p] = 0.0;
     return PK_OK;
 }
 
@@ -186,7 +188,19 @@ HDNNP_HOT static void radial(hdnnp_scratch *s, const hdnnp_element *el, int isf)
     else radial_impl(s, el, isf, 0);
 }
 
-/* Contributing pairs of a group into s->pj/pk from pr->off; sets the real and padded counts. */
+/* Positions of the set bits of a 4-bit mask, and how many there are: the compaction of four
+ * candidate pairs at once. */
+typedef int hdnnp_v4si __attribute__((vector_size(16)));
+static const int bit_pos[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+static const int bit_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+/* Contributing pairs of a group into s->pj/pk from pr->off; sets the real and padded counts.
+ * Candidates k of each j are tested four at a time (vector compare); the four flags become a
+ * 4-bit table index and four pair slots are written at once (the slots past the kept ones
+ * are overwritten by the next four). The env arrays are readable 4 entries past n. */
 static inline __attribute__((always_inline)) void
 list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
                 hdnnp_pairs *pr, const int compact)
@@ -202,30 +216,35 @@ list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_g
     const int j0 = weighted ? 0 : e->start[grp->e1], j1 = weighted ? e->n : e->start[grp->e1 + 1];
     const int k0 = weighted ? 0 : e->start[grp->e2], k1 = weighted ? e->n : e->start[grp->e2 + 1];
     int *pj = s->pj + off, *pk = s->pk + off;
-    /* 64-bit flags match the lanes of the double comparisons; raw_buf is free now */
-    long long *keep = (long long *)s->raw_buf.data;
+    const hdnnp_v4i bits = {1, 2, 4, 8}, lane = {0, 1, 2, 3};
     int n = 0;
     for (int j = j0; j < j1; j++) {
         if (e->r[j] >= rcut || e->r[j] <= rlo) continue;
         const double ax = e->x[j], ay = e->y[j], az = e->z[j];
         const int kb = same ? j + 1 : k0;
-#pragma omp simd
-        for (int k = kb; k < k1; k++) {
-            const double cx = e->x[k] - ax, cy = e->y[k] - ay, cz = e->z[k] - az;
-            const double d2 = cx * cx + cy * cy + cz * cz;
-            const int jk = (d2 < rcut2) & (compact ? d2 > rlo2 : 1);
-            keep[k] = (e->r[k] < rcut) & (compact ? e->r[k] > rlo : 1) & (narrow ? jk : 1);
-        }
-        for (int k = kb; k < k1; k++) {   /* branch-free compaction */
-            pj[n] = j;
-            pk[n] = k;
-            n += (int)keep[k];
+        const hdnnp_v4si jv = {j, j, j, j};
+        for (int k = kb; k < k1; k += 4) {
+            const hdnnp_v4 cx = v4_load(e->x + k) - ax, cy = v4_load(e->y + k) - ay;
+            const hdnnp_v4 cz = v4_load(e->z + k) - az, rb = v4_load(e->r + k);
+            const hdnnp_v4 d2 = cx * cx + cy * cy + cz * cz;
+            hdnnp_v4i in = (rb < rcut) & (lane + k < k1);
+            if (narrow) in &= d2 < rcut2;
+            if (compact) in &= (rb > rlo) & (narrow ? d2 > rlo2 : rb > rlo);
+            const hdnnp_v4i b = in & bits;
+            const int mask = (int)((b[0] | b[1]) | (b[2] | b[3]));
+            hdnnp_v4si kv;
+            memcpy(&kv, bit_pos[mask], sizeof kv);
+            kv += k;
+            memcpy(pj + n, &jv, sizeof jv);
+            memcpy(pk + n, &kv, sizeof kv);
+            n += bit_count[mask];
         }
     }
-    const int np = (n + 3) & ~3;   /* padding pairs get zero weight in pair_data */
+    /* padding: copies of the last pair (j stays non-decreasing), zero weight in pair_data */
+    const int np = (n + 3) & ~3;
     for (int q = n; q < np; q++) {
-        pj[q] = pj[0];
-        pk[q] = pk[0];
+        pj[q] = pj[n - 1];
+        pk[q] = pk[n - 1];
     }
     pr->nreal = n;
     pr->n = np;
@@ -260,30 +279,60 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *
     double *UB = d + HDNNP_PAIR_UB * np, *UC = d + HDNNP_PAIR_UC * np;
     double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
     double *GC = d + HDNNP_PAIR_GC * np;
+    double *BX = d + HDNNP_PAIR_BX * np, *BY = d + HDNNP_PAIR_BY * np, *BZ = d + HDNNP_PAIR_BZ * np;
     double *t = s->t;
     double *r2 = t + P_R2 * tc, *rcj = t + P_RC * tc, *ic = t + P_IC * tc;
     double *fcc = t + P_FCC * tc, *dfcc = t + P_DFCC * tc, *S = t + P_S * tc;
-#pragma omp simd
-    for (int p = 0; p < n; p++) {
-        const int j = pj[p], k = pk[p];
-        const double ax = e->x[j], ay = e->y[j], az = e->z[j];
-        const double bx = e->x[k], by = e->y[k], bz = e->z[k];
-        const double ia = e->rinv[j], ib = e->rinv[k];
-        const double cx = bx - ax, cy = by - ay, cz = bz - az;
-        r2[p] = cx * cx + cy * cy + cz * cz;
-        const double c = (ax * bx + ay * by + az * bz) * ia * ib;
-        cs[p] = c;
-        ca[p] = c * ia * ia;
-        cb[p] = c * ib * ib;
-        iab[p] = ia * ib;
-        UA[p] = 1.0 - rs * ia;   /* (r_a - rs) / r_a */
-        UB[p] = 1.0 - rs * ib;
-        const double w = (weighted ? e->wz[j] * e->wz[k] : 1.0) * (p < nreal ? 1.0 : 0.0);
-        F[p] = w * fc[j] * fc[k];
-        GA[p] = w * dfc[j] * fc[k] * ia;
-        GB[p] = w * fc[j] * dfc[k] * ib;
-        const double da = e->r[j] - rs, db = e->r[k] - rs;
-        S[p] = da * da + db * db;
+    const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0}, one = zero + 1.0;
+    const hdnnp_v4i lane = {0, 1, 2, 3};
+    /* blocks of four pairs; most blocks share j (pairs are listed by j), whose values are then
+     * broadcast rather than gathered */
+    for (int p = 0; p < n; p += 4) {
+        const int *jj = pj + p, *kk = pk + p;
+        hdnnp_v4 ax, ay, az, ia, fa, ga, da2, wa;   /* j: x, 1/r, fc, fc'/r, (r - rs)^2, Z */
+        if (jj[0] == jj[3]) {
+            const int j = jj[0];
+            const double ij = e->rinv[j], dj = e->r[j] - rs;
+            ax = zero + e->x[j];
+            ay = zero + e->y[j];
+            az = zero + e->z[j];
+            ia = zero + ij;
+            fa = zero + fc[j];
+            ga = zero + dfc[j] * ij;
+            da2 = zero + dj * dj;
+            wa = zero + (weighted ? e->wz[j] : 1.0);
+        } else {
+            ax = v4_gather(e->x, jj);
+            ay = v4_gather(e->y, jj);
+            az = v4_gather(e->z, jj);
+            ia = v4_gather(e->rinv, jj);
+            fa = v4_gather(fc, jj);
+            ga = v4_gather(dfc, jj) * ia;
+            const hdnnp_v4 dj = v4_gather(e->r, jj) - rs;
+            da2 = dj * dj;
+            wa = weighted ? v4_gather(e->wz, jj) : one;
+        }
+        const hdnnp_v4 bx = v4_gather(e->x, kk), by = v4_gather(e->y, kk);
+        const hdnnp_v4 bz = v4_gather(e->z, kk), ib = v4_gather(e->rinv, kk);
+        const hdnnp_v4 fb = v4_gather(fc, kk), gb = v4_gather(dfc, kk) * ib;
+        const hdnnp_v4 db = v4_gather(e->r, kk) - rs;
+        v4_store(BX + p, bx);
+        v4_store(BY + p, by);
+        v4_store(BZ + p, bz);
+        const hdnnp_v4 cx = bx - ax, cy = by - ay, cz = bz - az;
+        v4_store(r2 + p, cx * cx + cy * cy + cz * cz);
+        const hdnnp_v4 iab_ = ia * ib, c = (ax * bx + ay * by + az * bz) * iab_;
+        v4_store(cs + p, c);
+        v4_store(ca + p, c * ia * ia);
+        v4_store(cb + p, c * ib * ib);
+        v4_store(iab + p, iab_);
+        v4_store(UA + p, 1.0 - rs * ia);   /* (r_a - rs) / r_a */
+        v4_store(UB + p, 1.0 - rs * ib);
+        const hdnnp_v4 w = v4_select(lane + p < nreal, weighted ? wa * v4_gather(e->wz, kk) : one);
+        v4_store(F + p, w * fa * fb);
+        v4_store(GA + p, w * ga * fb);
+        v4_store(GB + p, w * fa * gb);
+        v4_store(S + p, da2 + db * db);
     }
     if (narrow) {
 #pragma omp simd
@@ -464,6 +513,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
         totpairs += np;
         if (np > maxpairs) maxpairs = np;
     }
+    totpairs += 4;   /* list_pairs writes four slots at a time */
     if (pk_buffer_reserve(&s->pair_buf, 2 * totpairs + 1, sizeof(int), st)) return st->code;
     s->pj = s->pair_buf.data;
     s->pk = s->pj + totpairs;
@@ -480,7 +530,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
         ncoef += (HDNNP_PAIR_N + per_sf * (size_t)el->angular[g].nsf) * (size_t)pr->n;
         if ((size_t)el->angular[g].nexp > maxexp) maxexp = (size_t)el->angular[g].nexp;
     }
-    if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses the temporaries per atom */
+    if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses a temporary per atom */
     if (pk_buffer_reserve(&s->coef_buf, ncoef + 1, sizeof(double), st) ||
         pk_buffer_reserve(&s->tmp_buf,
                           2 * (size_t)el->ncut * cap + (P_NFIXED + maxexp) * maxpairs + 4 * nsf,

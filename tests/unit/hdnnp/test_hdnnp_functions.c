@@ -345,9 +345,11 @@ static void test_symfuncs(const char *tmp)
                 /* gradient of each function alone: contraction with a unit vector */
                 static double grad[64][3][NAT];
                 for (int k = 0; k < nsf; k++) {
-                    double c[64] = {0};
+                    double c[64] = {0}, g[4 * NAT];
                     c[k] = 1.0;
-                    hdnnp_contract(&s, &m->el[ce], c, grad[k][0], grad[k][1], grad[k][2]);
+                    hdnnp_contract(&s, &m->el[ce], c, g);
+                    for (int n = 0; n < e->n; n++)
+                        for (int q = 0; q < 3; q++) grad[k][q][n] = g[4 * n + q];
                 }
                 for (int n = -1; n < e->n; n++) {
                     const int atom = n < 0 ? centre : e->idx[n];
