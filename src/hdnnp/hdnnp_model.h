@@ -87,7 +87,13 @@ typedef struct {
     int nexp;             /* distinct eta */
     double *exp_eta;
     int *sf_exp;          /* per member: which eta */
+    /* exp(-eta S) of each distinct eta: exp_base is the index of the smallest eta > 0; where
+     * eta / eta_base is an integer n <= HDNNP_MAX_EXP_POW, exp_pow = n and the exponential is
+     * the n-th power of the base one (relative error ~n ulp); otherwise exp_pow = 0 */
+    int exp_base, *exp_pow;
 } hdnnp_angular_group;
+
+enum { HDNNP_MAX_EXP_POW = 64 };
 
 typedef struct {
     int nlayers;                       /* including input and output layer */

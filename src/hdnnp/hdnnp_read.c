@@ -556,6 +556,24 @@ static int same_factor(const hdnnp_cutoff *a, const hdnnp_cutoff *b)
            a->asym == b->asym;
 }
 
+/* Which exponentials of an angular group are integer powers of the one with the smallest
+ * positive eta (hdnnp_angular_group). */
+static void exp_ladder(hdnnp_angular_group *a)
+{
+    a->exp_base = 0;
+    for (int x = 0; x < a->nexp; x++)
+        if (a->exp_eta[x] > 0.0 &&
+            (a->exp_eta[a->exp_base] <= 0.0 || a->exp_eta[x] < a->exp_eta[a->exp_base]))
+            a->exp_base = x;
+    const double base = a->exp_eta[a->exp_base];
+    for (int x = 0; x < a->nexp; x++) {
+        const double ratio = base > 0.0 ? a->exp_eta[x] / base : 0.0;
+        const long n = lround(ratio);
+        a->exp_pow[x] = n >= 1 && n <= HDNNP_MAX_EXP_POW && fabs(ratio - (double)n) <= 1e-12 * ratio
+                            ? (int)n : 0;
+    }
+}
+
 static pk_code build_groups(pk_hdnnp_model *m, hdnnp_element *el, pk_status *st)
 {
     el->rcmax = 0.0;
@@ -598,7 +616,8 @@ static pk_code build_groups(pk_hdnnp_model *m, hdnnp_element *el, pk_status *st)
             a->sf = malloc(sizeof(int) * (size_t)el->nsf);
             a->sf_exp = malloc(sizeof(int) * (size_t)el->nsf);
             a->exp_eta = malloc(sizeof(double) * (size_t)el->nsf);
-            if (!a->sf || !a->sf_exp || !a->exp_eta)
+            a->exp_pow = malloc(sizeof(int) * (size_t)el->nsf);
+            if (!a->sf || !a->sf_exp || !a->exp_eta || !a->exp_pow)
                 return pk_fail(st, PK_ERR_MEMORY, "out of memory");
         }
         int x;
@@ -607,6 +626,7 @@ static pk_code build_groups(pk_hdnnp_model *m, hdnnp_element *el, pk_status *st)
         a->sf_exp[a->nsf] = x;
         a->sf[a->nsf++] = s;
     }
+    for (int g = 0; g < el->nangular; g++) exp_ladder(&el->angular[g]);
     if (el->rcmax > m->rcmax) m->rcmax = el->rcmax;
     return PK_OK;
 }
@@ -859,6 +879,7 @@ void pk_hdnnp_model_free(pk_hdnnp_model *m)
             free(el->angular[g].sf);
             free(el->angular[g].sf_exp);
             free(el->angular[g].exp_eta);
+            free(el->angular[g].exp_pow);
         }
         free(el->angular);
         free(el->radial);

@@ -369,11 +369,28 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *
         }
         return;
     }
-    for (int x = 0; x < grp->nexp; x++) {
+    /* exp(-eta S): the base eta's directly, integer multiples of it as powers (square and
+     * multiply), any other directly */
+    const int xb = grp->exp_base;
+    const double *Eb = t + (P_NFIXED + (size_t)xb) * tc;
+    for (int i = 0; i < grp->nexp; i++) {
+        const int x = i == 0 ? xb : (i == xb ? 0 : i);   /* the base first */
         const double eta = grp->exp_eta[x];
+        const int pw = grp->exp_pow[x];
         double *Ex = t + (P_NFIXED + (size_t)x) * tc;
+        if (pw <= 1 || x == xb) {
 #pragma omp simd
-        for (int p = 0; p < n; p++) Ex[p] = hdnnp_exp(-eta * S[p]);
+            for (int p = 0; p < n; p++) Ex[p] = hdnnp_exp(-eta * S[p]);
+            continue;
+        }
+        for (int p = 0; p < n; p += 4) {
+            hdnnp_v4 b = v4_load(Eb + p), r = pw & 1 ? b : one;
+            for (int m = pw >> 1; m; m >>= 1) {
+                b *= b;
+                if (m & 1) r *= b;
+            }
+            v4_store(Ex + p, r);
+        }
     }
 }
 
