@@ -10,7 +10,7 @@
  * The k terms go to g lane by lane; pairs are listed by increasing j, so the j terms of a
  * block whose four pairs share j are summed in registers until j changes. */
 static inline __attribute__((always_inline)) void
-contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
+contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
                const hdnnp_pairs *pr, const double *c, double *g, double *wbuf,
                const int compact)
 {
@@ -115,13 +115,15 @@ HDNNP_HOT void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const d
     /* radial: dG_s/dx_n = d_s(n) (x_n - x_i) */
     double *w = s->t;   /* the pair temporaries are free once hdnnp_symfuncs is done */
     for (int q = 0; q < n; q++) w[q] = 0.0;
-    for (int r = 0; r < el->nradial; r++) {
-        const int isf = el->radial[r];
-        const double cs = c[isf];
-        const double *d = s->rcoef + (size_t)isf * cap;
-        if (cs == 0.0) continue;
+    for (int g0 = 0; g0 < el->nradial; g0++) {
+        const hdnnp_group *grp = &el->radial[g0];
+        int n0, n1;
+        hdnnp_group_range(e, grp->e1, &n0, &n1);
+        for (int m = 0; m < grp->nsf; m++) {
+            const double cs = c[grp->sf[m]], *d = s->rcoef + (size_t)grp->sf[m] * cap;
 #pragma omp simd
-        for (int q = 0; q < n; q++) w[q] += cs * d[q];
+            for (int q = n0; q < n1; q++) w[q] += cs * d[q];
+        }
     }
     for (int q = 0; q < n; q++) {
         g[4 * q] = w[q] * e->x[q];
@@ -132,7 +134,7 @@ HDNNP_HOT void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const d
 
     /* angular: weights of the functions after the n radial sums */
     for (int g0 = 0; g0 < el->nangular; g0++) {
-        const hdnnp_angular_group *grp = &el->angular[g0];
+        const hdnnp_group *grp = &el->angular[g0];
         const hdnnp_pairs *pr = &s->grp[g0];
         if (pr->n == 0) continue;
         if (hdnnp_type_compact(grp->type)) contract_group(s, el, grp, pr, c, g, w + n, 1);

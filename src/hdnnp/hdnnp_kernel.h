@@ -85,6 +85,13 @@ typedef struct {
     int *idx;                            /* atom index in the caller's arrays */
 } hdnnp_env;
 
+/* Neighbours [n0, n1) of element e1 in an environment (all of them for e1 < 0). */
+static inline void hdnnp_group_range(const hdnnp_env *e, int e1, int *n0, int *n1)
+{
+    *n0 = e1 < 0 ? 0 : e->start[e1];
+    *n1 = e1 < 0 ? e->n : e->start[e1 + 1];
+}
+
 /* Contributing pairs (j, k) of one angular group, padded to a multiple of 4 with pairs of
  * zero weight. Per pair the group keeps HDNNP_PAIR_N geometric factors and, per function,
  * Y = 2^(1-zeta) E P^(zeta-1); with a = x_j - x_i, b = x_k - x_i, T = Y F P, q = zeta lambda
@@ -118,7 +125,8 @@ typedef struct {
     pk_buffer grp_buf;      /* hdnnp_pairs of the angular groups */
     int cap;                /* env capacity the sf buffers were laid out for */
     double *G;              /* raw (unscaled) symmetry functions */
-    double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i) */
+    double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i), for the
+                             * neighbours n of its group (hdnnp_group_range) */
     double *fc, *dfc;       /* cutoff slot c: fc[c * cap + n] */
     int *pj, *pk;
     hdnnp_pairs *grp;       /* one per angular group */

@@ -76,22 +76,27 @@ typedef struct {
     double smin, factor, gref;
 } hdnnp_sf;
 
-/* Angular symmetry functions sharing type, neighbour elements, cutoff (or compact radial
- * window) and shift rs: one list of pairs, and per pair one set of geometric factors. */
+/* Symmetry functions sharing type, neighbour elements, radial factor (cutoff or compact
+ * window) and shift rs. Radial groups share the neighbours' distances and exponentials,
+ * angular groups one list of neighbour pairs and per pair one set of geometric factors.
+ *
+ * The exponentials exp(-eta S) of the group's distinct etas live in slots: the first ndirect
+ * slots are computed with hdnnp_exp (eta slot_eta), every further slot q is the product of
+ * two earlier slots op_a[q] and op_b[q]. An eta that is an integer multiple n <=
+ * HDNNP_MAX_EXP_POW of the smallest positive eta gets its exponential as the n-th power of
+ * that one (binary powering, relative error ~n ulp): exp(-0.03 S) = exp(-0.01 S)^3. */
 typedef struct {
-    int type;             /* 3, 21 (narrow), 9, 22 (wide), 13, 24 (narrow, weighted), 25 */
-    int e1, e2;           /* -1 for 13: all neighbours */
+    int type;             /* radial: 2, 12, 20, 23; angular: 3, 21 (narrow), 9, 22 (wide),
+                           * 13, 24 (narrow, weighted), 25 */
+    int e1, e2;           /* -1 where unused (weighted types: all neighbours) */
     int cut;
     double rs;
     int nsf, *sf;         /* indices into the element's sf array */
-    int nexp;             /* distinct eta */
-    double *exp_eta;
-    int *sf_exp;          /* per member: which eta */
-    /* exp(-eta S) of each distinct eta: exp_base is the index of the smallest eta > 0; where
-     * eta / eta_base is an integer n <= HDNNP_MAX_EXP_POW, exp_pow = n and the exponential is
-     * the n-th power of the base one (relative error ~n ulp); otherwise exp_pow = 0 */
-    int exp_base, *exp_pow;
-} hdnnp_angular_group;
+    int *sf_slot;         /* per member: the slot of its exponential */
+    int nslot, ndirect;
+    double *slot_eta;     /* eta of the direct slots */
+    int *op_a, *op_b;     /* factors of the product slots */
+} hdnnp_group;
 
 enum { HDNNP_MAX_EXP_POW = 64 };
 
@@ -116,9 +121,8 @@ typedef struct {
     int ncut;
     hdnnp_cutoff *cut;                 /* distinct cutoff radii and compact windows */
     double rcmax;
-    int nradial, *radial;              /* indices of types 2, 12, 20 and 23 */
-    int nangular;
-    hdnnp_angular_group *angular;
+    int nradial, nangular;
+    hdnnp_group *radial, *angular;
     hdnnp_network net;
 } hdnnp_element;
 

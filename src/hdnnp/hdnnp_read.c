@@ -556,22 +556,107 @@ static int same_factor(const hdnnp_cutoff *a, const hdnnp_cutoff *b)
            a->asym == b->asym;
 }
 
-/* Which exponentials of an angular group are integer powers of the one with the smallest
- * positive eta (hdnnp_angular_group). */
-static void exp_ladder(hdnnp_angular_group *a)
+/* The exponential slots of a group (hdnnp_group) for its distinct etas eta[0..neta): slot of
+ * each in slot_of. Powers are built by halving (even n: n/2 squared) or stepping down (odd n:
+ * (n - 1) times the base), each power once. */
+typedef struct {
+    hdnnp_group *g;
+    int memo[HDNNP_MAX_EXP_POW + 1];   /* slot holding base^n, or -1 */
+} exp_plan;
+
+static int power_slot(exp_plan *p, int n)
 {
-    a->exp_base = 0;
-    for (int x = 0; x < a->nexp; x++)
-        if (a->exp_eta[x] > 0.0 &&
-            (a->exp_eta[a->exp_base] <= 0.0 || a->exp_eta[x] < a->exp_eta[a->exp_base]))
-            a->exp_base = x;
-    const double base = a->exp_eta[a->exp_base];
-    for (int x = 0; x < a->nexp; x++) {
-        const double ratio = base > 0.0 ? a->exp_eta[x] / base : 0.0;
+    if (p->memo[n] >= 0) return p->memo[n];
+    const int a = n % 2 ? power_slot(p, n - 1) : power_slot(p, n / 2);
+    const int b = n % 2 ? p->memo[1] : a;
+    hdnnp_group *g = p->g;
+    g->op_a[g->nslot] = a;
+    g->op_b[g->nslot] = b;
+    return p->memo[n] = g->nslot++;
+}
+
+static void plan_exps(hdnnp_group *g, const double *eta, int neta, int *slot_of)
+{
+    int base = -1;
+    for (int x = 0; x < neta; x++)
+        if (eta[x] > 0.0 && (base < 0 || eta[x] < eta[base])) base = x;
+    int mult[64];   /* the integer multiple of the base eta, or 0 */
+    for (int x = 0; x < neta; x++) {
+        const double ratio = base >= 0 ? eta[x] / eta[base] : 0.0;
         const long n = lround(ratio);
-        a->exp_pow[x] = n >= 1 && n <= HDNNP_MAX_EXP_POW && fabs(ratio - (double)n) <= 1e-12 * ratio
-                            ? (int)n : 0;
+        mult[x] = n >= 1 && n <= HDNNP_MAX_EXP_POW && fabs(ratio - (double)n) <= 1e-12 * ratio
+                      ? (int)n : 0;
     }
+    exp_plan p = {g, {0}};
+    for (int n = 0; n <= HDNNP_MAX_EXP_POW; n++) p.memo[n] = -1;
+    g->nslot = 0;
+    for (int x = 0; x < neta; x++)   /* direct slots first: the base and the non-multiples */
+        if (mult[x] <= 1) {
+            g->slot_eta[g->nslot] = eta[x];
+            slot_of[x] = g->nslot++;
+            if (mult[x] == 1) p.memo[1] = slot_of[x];
+        }
+    g->ndirect = g->nslot;
+    for (int x = 0; x < neta; x++)
+        if (mult[x] > 1) slot_of[x] = power_slot(&p, mult[x]);
+}
+
+/* Add symmetry function s to the group of its kind in groups[0..*n), opening one if needed. */
+static pk_code add_to_group(hdnnp_element *el, hdnnp_group *groups, int *n, int s,
+                            pk_status *st)
+{
+    const hdnnp_sf *sf = &el->sf[s];
+    int g;
+    for (g = 0; g < *n; g++) {
+        const hdnnp_group *a = &groups[g];
+        if (a->type == sf->type && a->e1 == sf->e1 && a->e2 == sf->e2 && a->cut == sf->cut &&
+            a->rs == sf->rs)
+            break;
+    }
+    hdnnp_group *a = &groups[g];
+    if (g == *n) {
+        (*n)++;
+        a->type = sf->type;
+        a->e1 = sf->e1;
+        a->e2 = sf->e2;
+        a->cut = sf->cut;
+        a->rs = sf->rs;
+        /* slots: at most one per distinct eta and one per power 2..HDNNP_MAX_EXP_POW */
+        const size_t nslot_max = (size_t)el->nsf + HDNNP_MAX_EXP_POW;
+        a->sf = malloc(sizeof(int) * (size_t)el->nsf);
+        a->sf_slot = malloc(sizeof(int) * (size_t)el->nsf);
+        a->slot_eta = calloc(nslot_max, sizeof(double));
+        a->op_a = calloc(nslot_max, sizeof(int));
+        a->op_b = calloc(nslot_max, sizeof(int));
+        if (!a->sf || !a->sf_slot || !a->slot_eta || !a->op_a || !a->op_b)
+            return pk_fail(st, PK_ERR_MEMORY, "out of memory");
+    }
+    a->sf[a->nsf++] = s;
+    return PK_OK;
+}
+
+/* Distinct etas of a group, then its exponential slots. */
+static pk_code plan_group_exps(const hdnnp_element *el, hdnnp_group *a, pk_status *st)
+{
+    double eta[64];
+    int neta = 0, slot_of[64], which[512];
+    if (a->nsf > 512) return pk_fail(st, PK_ERR_UNSUPPORTED, "more than 512 symmetry functions "
+                                     "of element %s share type, elements and cutoff", el->symbol);
+    for (int m = 0; m < a->nsf; m++) {
+        const double e = el->sf[a->sf[m]].eta;
+        int x;
+        for (x = 0; x < neta && eta[x] != e; x++) {}
+        if (x == neta) {
+            if (neta == 64)
+                return pk_fail(st, PK_ERR_UNSUPPORTED, "element %s: more than 64 distinct eta "
+                               "in one group of symmetry functions", el->symbol);
+            eta[neta++] = e;
+        }
+        which[m] = x;
+    }
+    plan_exps(a, eta, neta, slot_of);
+    for (int m = 0; m < a->nsf; m++) a->sf_slot[m] = slot_of[which[m]];
+    return PK_OK;
 }
 
 static pk_code build_groups(pk_hdnnp_model *m, hdnnp_element *el, pk_status *st)
@@ -589,44 +674,19 @@ static pk_code build_groups(pk_hdnnp_model *m, hdnnp_element *el, pk_status *st)
         sf->cut = c;
         if (sf->rc > el->rcmax) el->rcmax = sf->rc;
     }
-    el->radial = malloc(sizeof(int) * (size_t)(el->nsf + 1));
-    el->angular = calloc((size_t)el->nsf + 1, sizeof *el->angular);
+    el->radial = calloc((size_t)el->nsf, sizeof *el->radial);
+    el->angular = calloc((size_t)el->nsf, sizeof *el->angular);
     if (!el->radial || !el->angular) return pk_fail(st, PK_ERR_MEMORY, "out of memory");
     for (int s = 0; s < el->nsf; s++) {
-        const hdnnp_sf *sf = &el->sf[s];
-        if (hdnnp_type_radial(sf->type)) {
-            el->radial[el->nradial++] = s;
-            continue;
-        }
-        int g;
-        for (g = 0; g < el->nangular; g++) {
-            const hdnnp_angular_group *a = &el->angular[g];
-            if (a->type == sf->type && a->e1 == sf->e1 && a->e2 == sf->e2 && a->cut == sf->cut &&
-                a->rs == sf->rs)
-                break;
-        }
-        hdnnp_angular_group *a = &el->angular[g];
-        if (g == el->nangular) {
-            el->nangular++;
-            a->type = sf->type;
-            a->e1 = sf->e1;
-            a->e2 = sf->e2;
-            a->cut = sf->cut;
-            a->rs = sf->rs;
-            a->sf = malloc(sizeof(int) * (size_t)el->nsf);
-            a->sf_exp = malloc(sizeof(int) * (size_t)el->nsf);
-            a->exp_eta = malloc(sizeof(double) * (size_t)el->nsf);
-            a->exp_pow = malloc(sizeof(int) * (size_t)el->nsf);
-            if (!a->sf || !a->sf_exp || !a->exp_eta || !a->exp_pow)
-                return pk_fail(st, PK_ERR_MEMORY, "out of memory");
-        }
-        int x;
-        for (x = 0; x < a->nexp && a->exp_eta[x] != sf->eta; x++) {}
-        if (x == a->nexp) a->exp_eta[a->nexp++] = sf->eta;
-        a->sf_exp[a->nsf] = x;
-        a->sf[a->nsf++] = s;
+        const int radial = hdnnp_type_radial(el->sf[s].type);
+        if (add_to_group(el, radial ? el->radial : el->angular,
+                         radial ? &el->nradial : &el->nangular, s, st))
+            return st->code;
     }
-    for (int g = 0; g < el->nangular; g++) exp_ladder(&el->angular[g]);
+    for (int g = 0; g < el->nradial; g++)
+        if (plan_group_exps(el, &el->radial[g], st)) return st->code;
+    for (int g = 0; g < el->nangular; g++)
+        if (plan_group_exps(el, &el->angular[g], st)) return st->code;
     if (el->rcmax > m->rcmax) m->rcmax = el->rcmax;
     return PK_OK;
 }
@@ -875,11 +935,13 @@ void pk_hdnnp_model_free(pk_hdnnp_model *m)
     if (!m) return;
     for (int e = 0; e < HDNNP_MAX_ELEMENTS; e++) {
         hdnnp_element *el = &m->el[e];
-        for (int g = 0; g < el->nangular; g++) {
-            free(el->angular[g].sf);
-            free(el->angular[g].sf_exp);
-            free(el->angular[g].exp_eta);
-            free(el->angular[g].exp_pow);
+        for (int k = 0; k < el->nradial + el->nangular; k++) {
+            hdnnp_group *g = k < el->nradial ? &el->radial[k] : &el->angular[k - el->nradial];
+            free(g->sf);
+            free(g->sf_slot);
+            free(g->slot_eta);
+            free(g->op_a);
+            free(g->op_b);
         }
         free(el->angular);
         free(el->radial);

@@ -158,34 +158,60 @@ HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int k0, int k1, const
     }
 }
 
-/* Radial function: value and the coefficients d_n of its gradient (d_n (x_n - x_i)). */
-static inline __attribute__((always_inline)) void
-radial_impl(hdnnp_scratch *s, const hdnnp_element *el, int isf, const int weighted)
+/* exp(-eta S[k]) of every exponential slot of a group (hdnnp_group) for k in [k0, k1): slot
+ * q at E + q * stride. */
+static void group_exps(const hdnnp_group *grp, const double *S, double *E, size_t stride,
+                       int k0, int k1)
 {
-    const hdnnp_env *e = &s->env;
-    const hdnnp_sf *sf = &el->sf[isf];
-    const size_t cap = (size_t)s->cap;
-    const int n0 = weighted ? 0 : e->start[sf->e1], n1 = weighted ? e->n : e->start[sf->e1 + 1];
-    const double *fc = s->fc + sf->cut * cap, *dfc = s->dfc + sf->cut * cap;
-    double *d = s->rcoef + (size_t)isf * cap;
-    const double eta = sf->eta, rs = sf->rs;
-    double val = 0.0;
-    for (int n = 0; n < e->n; n++) d[n] = 0.0;
-#pragma omp simd reduction(+ : val)
-    for (int n = n0; n < n1; n++) {
-        const double dr = e->r[n] - rs;
-        const double t = (weighted ? e->wz[n] : 1.0) * hdnnp_exp(-eta * dr * dr);
-        val += t * fc[n];
-        d[n] = (dfc[n] - 2.0 * eta * dr * fc[n]) * t * e->rinv[n];
+    for (int q = 0; q < grp->ndirect; q++) {
+        const double eta = grp->slot_eta[q];
+        double *Eq = E + (size_t)q * stride;
+#pragma omp simd
+        for (int k = k0; k < k1; k++) Eq[k] = hdnnp_exp(-eta * S[k]);
     }
-    s->G[isf] = val;
+    for (int q = grp->ndirect; q < grp->nslot; q++) {
+        const double *A = E + (size_t)grp->op_a[q] * stride, *B = E + (size_t)grp->op_b[q] * stride;
+        double *Eq = E + (size_t)q * stride;
+#pragma omp simd
+        for (int k = k0; k < k1; k++) Eq[k] = A[k] * B[k];
+    }
 }
 
-HDNNP_HOT static void radial(hdnnp_scratch *s, const hdnnp_element *el, int isf)
+/* Radial functions of one group: values and the coefficients d_n of their gradients
+ * (d_n (x_n - x_i)) for the group's neighbours; the distances and exponentials are shared. */
+static inline __attribute__((always_inline)) void
+radial_group_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
+                  const int weighted)
+{
+    const hdnnp_env *e = &s->env;
+    const size_t cap = (size_t)s->cap;
+    int n0, n1;
+    hdnnp_group_range(e, grp->e1, &n0, &n1);
+    const double *fc = s->fc + grp->cut * cap, *dfc = s->dfc + grp->cut * cap;
+    const double rs = grp->rs;
+    double *S = s->t, *E = S + cap;   /* (r - rs)^2, then the exponential slots */
+#pragma omp simd
+    for (int n = n0; n < n1; n++) S[n] = (e->r[n] - rs) * (e->r[n] - rs);
+    group_exps(grp, S, E, cap, n0, n1);
+    for (int m = 0; m < grp->nsf; m++) {
+        const int isf = grp->sf[m];
+        const double eta = el->sf[isf].eta, *Em = E + (size_t)grp->sf_slot[m] * cap;
+        double *d = s->rcoef + (size_t)isf * cap, val = 0.0;
+#pragma omp simd reduction(+ : val)
+        for (int n = n0; n < n1; n++) {
+            const double dr = e->r[n] - rs, t = (weighted ? e->wz[n] : 1.0) * Em[n];
+            val += t * fc[n];
+            d[n] = (dfc[n] - 2.0 * eta * dr * fc[n]) * t * e->rinv[n];
+        }
+        s->G[isf] = val;
+    }
+}
+
+HDNNP_HOT static void radial_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
 {
     /* the compact types 20 and 23 are types 2 and 12 with eta = 0 and a compact window */
-    if (hdnnp_type_weighted(el->sf[isf].type)) radial_impl(s, el, isf, 1);
-    else radial_impl(s, el, isf, 0);
+    if (hdnnp_type_weighted(el->radial[g].type)) radial_group_impl(s, el, &el->radial[g], 1);
+    else radial_group_impl(s, el, &el->radial[g], 0);
 }
 
 /* Positions of the set bits of a 4-bit mask, and how many there are: the compaction of four
@@ -202,7 +228,7 @@ static const int bit_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4
  * 4-bit table index and four pair slots are written at once (the slots past the kept ones
  * are overwritten by the next four). The env arrays are readable 4 entries past n. */
 static inline __attribute__((always_inline)) void
-list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
+list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
                 hdnnp_pairs *pr, const int compact)
 {
     const int off = pr->off;
@@ -251,7 +277,7 @@ list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_g
 }
 
 HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
-                                 const hdnnp_angular_group *grp, hdnnp_pairs *pr)
+                                 const hdnnp_group *grp, hdnnp_pairs *pr)
 {
     if (hdnnp_type_compact(grp->type)) list_pairs_impl(s, el, grp, pr, 1);
     else list_pairs_impl(s, el, grp, pr, 0);
@@ -262,7 +288,7 @@ HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
  * exponentials of the group's etas, or for compact groups the angle and d(angle)/d(cos).
  * For compact groups fc is the radial window, eta = rs = 0, and the U factors are unused. */
 static inline __attribute__((always_inline)) void
-pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
+pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
           const hdnnp_pairs *pr, const int narrow, const int weighted, const int compact)
 {
     const hdnnp_env *e = &s->env;
@@ -369,29 +395,7 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *
         }
         return;
     }
-    /* exp(-eta S): the base eta's directly, integer multiples of it as powers (square and
-     * multiply), any other directly */
-    const int xb = grp->exp_base;
-    const double *Eb = t + (P_NFIXED + (size_t)xb) * tc;
-    for (int i = 0; i < grp->nexp; i++) {
-        const int x = i == 0 ? xb : (i == xb ? 0 : i);   /* the base first */
-        const double eta = grp->exp_eta[x];
-        const int pw = grp->exp_pow[x];
-        double *Ex = t + (P_NFIXED + (size_t)x) * tc;
-        if (pw <= 1 || x == xb) {
-#pragma omp simd
-            for (int p = 0; p < n; p++) Ex[p] = hdnnp_exp(-eta * S[p]);
-            continue;
-        }
-        for (int p = 0; p < n; p += 4) {
-            hdnnp_v4 b = v4_load(Eb + p), r = pw & 1 ? b : one;
-            for (int m = pw >> 1; m; m >>= 1) {
-                b *= b;
-                if (m & 1) r *= b;
-            }
-            v4_store(Ex + p, r);
-        }
-    }
+    group_exps(grp, S, t + P_NFIXED * tc, tc, 0, n);
 }
 
 /* One compact angular function over the pairs of its group: returns the value and stores
@@ -430,13 +434,13 @@ static void angular_power(const hdnnp_sf *sf, int n, const double *cs, double *p
  * the gradient (T = Y F P). m = zeta - 1 is a compile-time constant for small integers;
  * m < 0 uses the precomputed powers. */
 static inline __attribute__((always_inline)) double
-angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int x, double *Y,
+angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int slot, double *Y,
            const int m)
 {
     const size_t tc = s->tcap, np = (size_t)pr->n;
     const double *d = s->coef + pr->coef;
     const double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
-    const double *pwv = s->t + P_PW * tc, *Ex = s->t + (P_NFIXED + (size_t)x) * tc;
+    const double *pwv = s->t + P_PW * tc, *Ex = s->t + (P_NFIXED + (size_t)slot) * tc;
     const double lam = sf->lambda, norm = sf->norm;
     const size_t n = (size_t)pr->n;
     /* blocks of 4 pairs; two accumulators so that the additions of neighbouring blocks
@@ -462,7 +466,7 @@ static inline __attribute__((always_inline)) void
 angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int narrow,
                    const int weighted, const int compact)
 {
-    const hdnnp_angular_group *grp = &el->angular[g];
+    const hdnnp_group *grp = &el->angular[g];
     const hdnnp_pairs *pr = &s->grp[g];
     pair_data(s, el, grp, pr, narrow, weighted, compact);
     if (compact) {
@@ -475,7 +479,7 @@ angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int n
     for (int m = 0; m < grp->nsf; m++) {
         const int isf = grp->sf[m];
         const hdnnp_sf *sf = &el->sf[isf];
-        const int x = grp->sf_exp[m];
+        const int x = grp->sf_slot[m];
         double *Y = s->coef + pr->coef + (HDNNP_PAIR_N + (size_t)m) * pr->n;
         const int zm = sf->int_pow && sf->zeta_int <= 5 ? sf->zeta_int - 1 : -1;
         double val;
@@ -522,7 +526,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     s->grp = s->grp_buf.data;
     size_t maxpairs = 0, totpairs = 0;
     for (size_t g = 0; g < ng; g++) {    /* upper bound of the pairs of every group */
-        const hdnnp_angular_group *a = &el->angular[g];
+        const hdnnp_group *a = &el->angular[g];
         const int all = hdnnp_type_weighted(a->type);
         const size_t n1 = all ? (size_t)e->n : (size_t)(e->start[a->e1 + 1] - e->start[a->e1]);
         const size_t n2 = all ? (size_t)e->n : (size_t)(e->start[a->e2 + 1] - e->start[a->e2]);
@@ -535,7 +539,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     s->pj = s->pair_buf.data;
     s->pk = s->pj + totpairs;
     int off = 0;
-    size_t ncoef = 0, maxexp = 0;
+    size_t ncoef = 0, maxslot = 0;
     for (size_t g = 0; g < ng; g++) {
         hdnnp_pairs *pr = &s->grp[g];
         pr->off = off;
@@ -545,12 +549,14 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
         /* compact groups keep two arrays per function (hdnnp_kernel.h) */
         const size_t per_sf = hdnnp_type_compact(el->angular[g].type) ? 2 : 1;
         ncoef += (HDNNP_PAIR_N + per_sf * (size_t)el->angular[g].nsf) * (size_t)pr->n;
-        if ((size_t)el->angular[g].nexp > maxexp) maxexp = (size_t)el->angular[g].nexp;
+        if ((size_t)el->angular[g].nslot > maxslot) maxslot = (size_t)el->angular[g].nslot;
     }
+    for (int g = 0; g < el->nradial; g++)   /* radial groups: (r - rs)^2 and the slots */
+        if ((size_t)el->radial[g].nslot > maxslot) maxslot = (size_t)el->radial[g].nslot;
     if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses a temporary per atom */
     if (pk_buffer_reserve(&s->coef_buf, ncoef + 1, sizeof(double), st) ||
         pk_buffer_reserve(&s->tmp_buf,
-                          2 * (size_t)el->ncut * cap + (P_NFIXED + maxexp) * maxpairs + 4 * nsf,
+                          2 * (size_t)el->ncut * cap + (P_NFIXED + maxslot) * maxpairs + 4 * nsf,
                           sizeof(double), st))
         return st->code;
     s->coef = s->coef_buf.data;
@@ -561,7 +567,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
 
     for (int c = 0; c < el->ncut; c++)
         cutoff_values(&el->cut[c], 0, e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
-    for (int r = 0; r < el->nradial; r++) radial(s, el, el->radial[r]);
+    for (int g = 0; g < el->nradial; g++) radial_group(s, el, g);
     for (size_t g = 0; g < ng; g++)
         if (s->grp[g].n > 0) angular_group(s, el, (int)g);
         else

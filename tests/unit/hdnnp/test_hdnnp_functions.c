@@ -201,10 +201,11 @@ static void eval(hdnnp_scratch *s, const pk_hdnnp_model *m, int ce, double (*x)[
 }
 
 static const char *const sf_sets[] = {
-    /* type 2 */
+    /* type 2 (O-H: etas 0.5, 1.5 = 3 x 0.5, 0.7) */
     "symfunction_short H 2 O 0.5 0.3 4.0\nsymfunction_short H 2 H 0.1 1.0 3.5\n"
     "symfunction_short C 2 H 0.2 0.0 4.0\nsymfunction_short O 2 H 0.5 0.0 4.0\n"
-    "symfunction_short O 2 C 0.05 0.8 3.5\n",
+    "symfunction_short O 2 C 0.05 0.8 3.5\nsymfunction_short O 2 H 1.5 0.0 4.0\n"
+    "symfunction_short O 2 H 0.7 0.0 4.0\n",
     /* type 3 (one non-integer zeta, one rs; O H H: etas 0.06 and 0.02 (an integer multiple:
      * a power of the base exponential), 0.05 (not a multiple) and 0) */
     "symfunction_short H 3 O C 0.1 -1 2.0 4.0\nsymfunction_short H 3 H O 0.05 1 1.0 4.0 0.5\n"
@@ -218,7 +219,8 @@ static const char *const sf_sets[] = {
     "symfunction_short O 9 H H 0.05 -1 1.0 4.0\n",
     /* type 12 */
     "symfunction_short H 12 0.3 0.5 4.0\nsymfunction_short C 12 0.1 0.0 3.5\n"
-    "symfunction_short O 12 0.3 0.0 4.0\nsymfunction_short O 12 0.05 1.0 4.0\n",
+    "symfunction_short O 12 0.3 0.0 4.0\nsymfunction_short O 12 0.05 1.0 4.0\n"
+    "symfunction_short O 12 1.2 0.0 4.0\n",
     /* type 13 */
     "symfunction_short H 13 0.05 0.0 1 2.0 4.0\nsymfunction_short C 13 0.1 0.5 -1 1.0 4.0\n"
     "symfunction_short O 13 0.02 0.0 1 2.5 3.5\nsymfunction_short O 13 0.02 0.0 -1 1.0 4.0\n"
@@ -260,7 +262,7 @@ static const char *const compact_sets[] = {
     HD_ANGULAR_COMPACT_WEIGHTED("24"),
     HD_ANGULAR_COMPACT_WEIGHTED("25"),
 };
-static const int sf_counts[][3] = {{2, 1, 2}, {2, 1, 5}, {2, 1, 4}, {1, 1, 2}, {1, 1, 3},
+static const int sf_counts[][3] = {{2, 1, 4}, {2, 1, 5}, {2, 1, 4}, {1, 1, 3}, {1, 1, 3},
                                    {3, 2, 4}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3}, {3, 3, 3},
                                    {3, 3, 3}};
 static const int sf_types[] = {2, 3, 9, 12, 13, 20, 21, 22, 23, 24, 25};
