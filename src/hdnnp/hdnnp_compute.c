@@ -74,7 +74,8 @@ size_t pk_hdnnp_memory_usage(const pk_hdnnp_context *c)
     for (int t = 0; t < c->nthreads; t++) {
         const hdnnp_scratch *s = &c->th[t].s;
         b += s->env_buf.bytes + s->raw_buf.bytes + s->sf_buf.bytes + s->tmp_buf.bytes +
-             s->nn_buf.bytes + c->th[t].ew.bytes;
+             s->nn_buf.bytes + s->pair_buf.bytes + s->coef_buf.bytes + s->grp_buf.bytes +
+             s->wts_buf.bytes + c->th[t].ew.bytes;
     }
     return b;
 }

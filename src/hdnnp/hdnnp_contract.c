@@ -5,29 +5,45 @@
 
 #include "hdnnp_kernel.h"
 
+/* Weights of one function in an angular group's contraction, as vectors (so that they are
+ * operands of the vector multiply-adds, not broadcast each time). */
+typedef struct {
+    hdnnp_v4 q, t, y;     /* c zeta lambda, 2 c eta, c; compact types: c, 0, c */
+    const double *Y, *D;  /* the function's per-pair arrays (D: compact types only) */
+} fn_weights;
+
 /* One angular group, four pairs at a time: the weighted sums over the group's functions give
  * A, B and C of each pair (hdnnp_kernel.h), then dT/dx_j = A a + B b and dT/dx_k = B a + C b.
- * The k terms go to g lane by lane; pairs are listed by increasing j, so the j terms of a
- * block whose four pairs share j are summed in registers until j changes. */
+ * The functions with lambda = 1 come first, those with lambda = -1 after them, so that
+ * P = 1 + lambda cos multiplies two partial sums rather than each function. The k terms go
+ * to g lane by lane; pairs are listed by increasing j, so the j terms of a block whose four
+ * pairs share j are summed in registers until j changes. */
 static inline __attribute__((always_inline)) void
 contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
-               const hdnnp_pairs *pr, const double *c, double *g, double *wbuf,
+               const hdnnp_pairs *pr, const double *c, double *g, fn_weights *wf,
                const int compact)
 {
     const hdnnp_env *e = &s->env;
     const size_t np = (size_t)pr->n;
     const int nsf = grp->nsf;
-    /* per function: compact: c (for Y) and c (for D); otherwise c zeta lambda, 2 c eta, c, lambda */
-    double *wq = wbuf, *wt = wq + nsf, *wy = wt + nsf, *lam = wy + nsf;
-    for (int m = 0; m < nsf; m++) {
-        const hdnnp_sf *sf = &el->sf[grp->sf[m]];
-        const double cs = c[grp->sf[m]];
-        wq[m] = compact ? cs : cs * sf->zeta * sf->lambda;
-        wt[m] = cs * 2.0 * sf->eta;
-        wy[m] = cs;
-        lam[m] = sf->lambda;
-    }
     const double *d = s->coef + pr->coef;
+    const double *Y = d + HDNNP_PAIR_N * np, *D = Y + (size_t)nsf * np;   /* D: compact only */
+    int nw = 0, npos = 0;   /* functions with lambda = 1: wf[0..npos) */
+    for (int pass = 0; pass < (compact ? 1 : 2); pass++) {
+        for (int m = 0; m < nsf; m++) {
+            const hdnnp_sf *sf = &el->sf[grp->sf[m]];
+            if (!compact && (sf->lambda > 0.0) != (pass == 0)) continue;
+            const double cs = c[grp->sf[m]];
+            fn_weights *w = &wf[nw++];
+            w->q = w->t = w->y = (hdnnp_v4){0.0, 0.0, 0.0, 0.0};
+            w->q += compact ? cs : cs * sf->zeta * sf->lambda;
+            w->t += cs * 2.0 * sf->eta;
+            w->y += cs;
+            w->Y = Y + (size_t)m * np;
+            w->D = D + (size_t)m * np;
+        }
+        if (pass == 0) npos = nw;
+    }
     const double *cos = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
     const double *CA = d + HDNNP_PAIR_CA * np, *CB = d + HDNNP_PAIR_CB * np;
     const double *IAB = d + HDNNP_PAIR_IAB * np, *UA = d + HDNNP_PAIR_UA * np;
@@ -35,7 +51,6 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
     const double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
     const double *GC = d + HDNNP_PAIR_GC * np, *BX = d + HDNNP_PAIR_BX * np;
     const double *BY = d + HDNNP_PAIR_BY * np, *BZ = d + HDNNP_PAIR_BZ * np;
-    const double *Y = d + HDNNP_PAIR_N * np, *D = Y + (size_t)nsf * np;   /* D: compact only */
     const int *pj = s->pj + pr->off, *pk = s->pk + pr->off;
     const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0};
     int cur = pj[0];                       /* the j whose terms are being summed */
@@ -44,19 +59,27 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
         /* u = sum c dT/dcos / F, v = sum 2 c eta T / F, w = sum c T / F (per pair) */
         hdnnp_v4 u = zero, v = zero, w = zero;
         if (compact) {
-            for (int m = 0; m < nsf; m++) {
-                u += wq[m] * v4_load(D + (size_t)m * np + p0);
-                w += wy[m] * v4_load(Y + (size_t)m * np + p0);
+            for (int k = 0; k < nsf; k++) {
+                u += wf[k].q * v4_load(wf[k].D + p0);
+                w += wf[k].y * v4_load(wf[k].Y + p0);
             }
         } else {
-            const hdnnp_v4 cb = v4_load(cos + p0);
-            for (int m = 0; m < nsf; m++) {
-                const hdnnp_v4 y = v4_load(Y + (size_t)m * np + p0);
-                const hdnnp_v4 yp = y * (1.0 + lam[m] * cb);
-                u += wq[m] * y;
-                v += wt[m] * yp;
-                w += wy[m] * yp;
+            hdnnp_v4 vp = zero, wp = zero, vm = zero, wm = zero;
+            for (int k = 0; k < npos; k++) {
+                const hdnnp_v4 y = v4_load(wf[k].Y + p0);
+                u += wf[k].q * y;
+                vp += wf[k].t * y;
+                wp += wf[k].y * y;
             }
+            for (int k = npos; k < nsf; k++) {
+                const hdnnp_v4 y = v4_load(wf[k].Y + p0);
+                u += wf[k].q * y;
+                vm += wf[k].t * y;
+                wm += wf[k].y * y;
+            }
+            const hdnnp_v4 cb = v4_load(cos + p0), pp = 1.0 + cb, pm = 1.0 - cb;
+            v = pp * vp + pm * vm;
+            w = pp * wp + pm * wm;
         }
         const hdnnp_v4 f = v4_load(F + p0), q = f * u;
         hdnnp_v4 A = -q * v4_load(CA + p0) + w * v4_load(GA + p0);
@@ -132,12 +155,14 @@ HDNNP_HOT void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const d
         g[4 * q + 3] = 0.0;
     }
 
-    /* angular: weights of the functions after the n radial sums */
+    /* angular */
+    _Static_assert(sizeof(fn_weights) <= HDNNP_FN_WEIGHTS_BYTES, "scratch for the weights");
+    fn_weights *wf = s->wts_buf.data;
     for (int g0 = 0; g0 < el->nangular; g0++) {
         const hdnnp_group *grp = &el->angular[g0];
         const hdnnp_pairs *pr = &s->grp[g0];
         if (pr->n == 0) continue;
-        if (hdnnp_type_compact(grp->type)) contract_group(s, el, grp, pr, c, g, w + n, 1);
-        else contract_group(s, el, grp, pr, c, g, w + n, 0);
+        if (hdnnp_type_compact(grp->type)) contract_group(s, el, grp, pr, c, g, wf, 1);
+        else contract_group(s, el, grp, pr, c, g, wf, 0);
     }
 }

@@ -113,6 +113,8 @@ typedef struct {
     size_t coef;         /* offset of the group's factors, then Y of each function */
 } hdnnp_pairs;
 
+enum { HDNNP_FN_WEIGHTS_BYTES = 4 * sizeof(hdnnp_v4) };
+
 /* Scratch of one thread, grown on demand and reused. */
 typedef struct {
     hdnnp_env env;
@@ -123,6 +125,7 @@ typedef struct {
     pk_buffer tmp_buf;      /* cutoff values, pair temporaries */
     pk_buffer nn_buf;       /* network input, dE/dG, activations */
     pk_buffer grp_buf;      /* hdnnp_pairs of the angular groups */
+    pk_buffer wts_buf;      /* hdnnp_contract: weights per function, HDNNP_FN_WEIGHTS_BYTES each */
     int cap;                /* env capacity the sf buffers were laid out for */
     double *G;              /* raw (unscaled) symmetry functions */
     double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i), for the

@@ -80,11 +80,11 @@ typedef struct {
  * window) and shift rs. Radial groups share the neighbours' distances and exponentials,
  * angular groups one list of neighbour pairs and per pair one set of geometric factors.
  *
- * The exponentials exp(-eta S) of the group's distinct etas live in slots: the first ndirect
- * slots are computed with hdnnp_exp (eta slot_eta), every further slot q is the product of
- * two earlier slots op_a[q] and op_b[q]. An eta that is an integer multiple n <=
- * HDNNP_MAX_EXP_POW of the smallest positive eta gets its exponential as the n-th power of
- * that one (binary powering, relative error ~n ulp): exp(-0.03 S) = exp(-0.01 S)^3. */
+ * The exponentials exp(-eta S) of the group's distinct etas live in slots, computed in order:
+ * slot q is hdnnp_exp(-slot_eta[q] S) where op_a[q] < 0, else the product of the earlier slots
+ * op_a[q] and op_b[q]. An eta that is an integer multiple n <= HDNNP_MAX_EXP_POW of the
+ * smallest positive eta gets its exponential as the n-th power of that one where a few
+ * products make it (relative error ~n ulp): exp(-0.07 S) = exp(-0.01 S)^7. */
 typedef struct {
     int type;             /* radial: 2, 12, 20, 23; angular: 3, 21 (narrow), 9, 22 (wide),
                            * 13, 24 (narrow, weighted), 25 */
@@ -93,9 +93,9 @@ typedef struct {
     double rs;
     int nsf, *sf;         /* indices into the element's sf array */
     int *sf_slot;         /* per member: the slot of its exponential */
-    int nslot, ndirect;
+    int nslot;
     double *slot_eta;     /* eta of the direct slots */
-    int *op_a, *op_b;     /* factors of the product slots */
+    int *op_a, *op_b;     /* factors of the product slots; -1 for direct slots */
 } hdnnp_group;
 
 enum { HDNNP_MAX_EXP_POW = 64 };

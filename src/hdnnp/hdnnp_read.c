@@ -557,22 +557,38 @@ static int same_factor(const hdnnp_cutoff *a, const hdnnp_cutoff *b)
 }
 
 /* The exponential slots of a group (hdnnp_group) for its distinct etas eta[0..neta): slot of
- * each in slot_of. Powers are built by halving (even n: n/2 squared) or stepping down (odd n:
- * (n - 1) times the base), each power once. */
+ * each in slot_of. A multiple n of the base eta is built from the powers already there: as a
+ * sum of two of them, else from n/2 (even n) or n - 1 (odd n); where that takes more than
+ * HDNNP_MAX_EXP_OPS new products, a direct exponential is cheaper. */
+enum { HDNNP_MAX_EXP_OPS = 4 };
+
 typedef struct {
     hdnnp_group *g;
     int memo[HDNNP_MAX_EXP_POW + 1];   /* slot holding base^n, or -1 */
 } exp_plan;
 
+static int product_slot(hdnnp_group *g, int a, int b)
+{
+    g->op_a[g->nslot] = a;
+    g->op_b[g->nslot] = b;
+    return g->nslot++;
+}
+
 static int power_slot(exp_plan *p, int n)
 {
     if (p->memo[n] >= 0) return p->memo[n];
+    for (int a = 1; a <= n / 2; a++)
+        if (p->memo[a] >= 0 && p->memo[n - a] >= 0)
+            return p->memo[n] = product_slot(p->g, p->memo[a], p->memo[n - a]);
     const int a = n % 2 ? power_slot(p, n - 1) : power_slot(p, n / 2);
-    const int b = n % 2 ? p->memo[1] : a;
-    hdnnp_group *g = p->g;
-    g->op_a[g->nslot] = a;
-    g->op_b[g->nslot] = b;
-    return p->memo[n] = g->nslot++;
+    return p->memo[n] = product_slot(p->g, a, n % 2 ? p->memo[1] : a);
+}
+
+static int direct_slot(hdnnp_group *g, double eta)
+{
+    g->op_a[g->nslot] = g->op_b[g->nslot] = -1;
+    g->slot_eta[g->nslot] = eta;
+    return g->nslot++;
 }
 
 static void plan_exps(hdnnp_group *g, const double *eta, int neta, int *slot_of)
@@ -580,25 +596,26 @@ static void plan_exps(hdnnp_group *g, const double *eta, int neta, int *slot_of)
     int base = -1;
     for (int x = 0; x < neta; x++)
         if (eta[x] > 0.0 && (base < 0 || eta[x] < eta[base])) base = x;
-    int mult[64];   /* the integer multiple of the base eta, or 0 */
-    for (int x = 0; x < neta; x++) {
-        const double ratio = base >= 0 ? eta[x] / eta[base] : 0.0;
-        const long n = lround(ratio);
-        mult[x] = n >= 1 && n <= HDNNP_MAX_EXP_POW && fabs(ratio - (double)n) <= 1e-12 * ratio
-                      ? (int)n : 0;
-    }
     exp_plan p = {g, {0}};
     for (int n = 0; n <= HDNNP_MAX_EXP_POW; n++) p.memo[n] = -1;
+    for (int x = 0; x < neta; x++) slot_of[x] = -1;
     g->nslot = 0;
-    for (int x = 0; x < neta; x++)   /* direct slots first: the base and the non-multiples */
-        if (mult[x] <= 1) {
-            g->slot_eta[g->nslot] = eta[x];
-            slot_of[x] = g->nslot++;
-            if (mult[x] == 1) p.memo[1] = slot_of[x];
+    if (base >= 0) p.memo[1] = slot_of[base] = direct_slot(g, eta[base]);
+    for (int n = 2; base >= 0 && n <= HDNNP_MAX_EXP_POW; n++)   /* multiples, increasing */
+        for (int x = 0; x < neta; x++) {
+            const double ratio = eta[x] / eta[base];
+            if (lround(ratio) != n || fabs(ratio - n) > 1e-12 * ratio) continue;
+            const exp_plan before = p;
+            const int nslot = g->nslot;
+            slot_of[x] = power_slot(&p, n);
+            if (g->nslot - nslot > HDNNP_MAX_EXP_OPS) {   /* undo: a direct one is cheaper */
+                p = before;
+                g->nslot = nslot;
+                slot_of[x] = -1;
+            }
         }
-    g->ndirect = g->nslot;
     for (int x = 0; x < neta; x++)
-        if (mult[x] > 1) slot_of[x] = power_slot(&p, mult[x]);
+        if (slot_of[x] < 0) slot_of[x] = direct_slot(g, eta[x]);
 }
 
 /* Add symmetry function s to the group of its kind in groups[0..*n), opening one if needed. */

@@ -163,15 +163,15 @@ HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int k0, int k1, const
 static void group_exps(const hdnnp_group *grp, const double *S, double *E, size_t stride,
                        int k0, int k1)
 {
-    for (int q = 0; q < grp->ndirect; q++) {
-        const double eta = grp->slot_eta[q];
+    for (int q = 0; q < grp->nslot; q++) {
         double *Eq = E + (size_t)q * stride;
+        if (grp->op_a[q] < 0) {
+            const double eta = grp->slot_eta[q];
 #pragma omp simd
-        for (int k = k0; k < k1; k++) Eq[k] = hdnnp_exp(-eta * S[k]);
-    }
-    for (int q = grp->ndirect; q < grp->nslot; q++) {
+            for (int k = k0; k < k1; k++) Eq[k] = hdnnp_exp(-eta * S[k]);
+            continue;
+        }
         const double *A = E + (size_t)grp->op_a[q] * stride, *B = E + (size_t)grp->op_b[q] * stride;
-        double *Eq = E + (size_t)q * stride;
 #pragma omp simd
         for (int k = k0; k < k1; k++) Eq[k] = A[k] * B[k];
     }
@@ -518,7 +518,8 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     const size_t cap = (size_t)e->cap, nsf = (size_t)el->nsf, ng = (size_t)el->nangular;
     /* layout of the per-atom buffers */
     if (pk_buffer_reserve(&s->sf_buf, nsf * (1 + cap), sizeof(double), st) ||
-        pk_buffer_reserve(&s->grp_buf, ng + 1, sizeof(hdnnp_pairs), st))
+        pk_buffer_reserve(&s->grp_buf, ng + 1, sizeof(hdnnp_pairs), st) ||
+        pk_buffer_reserve(&s->wts_buf, nsf, HDNNP_FN_WEIGHTS_BYTES, st))
         return st->code;
     s->cap = e->cap;
     s->G = s->sf_buf.data;
@@ -585,5 +586,6 @@ void hdnnp_scratch_free(hdnnp_scratch *s)
     pk_buffer_free(&s->tmp_buf);
     pk_buffer_free(&s->nn_buf);
     pk_buffer_free(&s->grp_buf);
+    pk_buffer_free(&s->wts_buf);
     memset(s, 0, sizeof *s);
 }
