@@ -429,6 +429,21 @@ static void angular_power(const hdnnp_sf *sf, int n, const double *cs, double *p
     }
 }
 
+/* Four pairs of one angular function: stores Y and returns the terms T = Y F P. */
+static inline __attribute__((always_inline)) hdnnp_v4
+angular_block(const double *cs, const double *F, const double *Ex, const double *pwv, double *Y,
+              double lam, double norm, const int m)
+{
+    const hdnnp_v4 P = 1.0 + lam * v4_load(cs);
+    hdnnp_v4 pw = {1.0, 1.0, 1.0, 1.0};
+    if (m < 0) pw = v4_load(pwv);
+    else
+        for (int r = 0; r < m; r++) pw *= P;
+    const hdnnp_v4 y = v4_select(P > 0.0, norm * v4_load(Ex) * pw);
+    v4_store(Y, y);
+    return y * v4_load(F) * P;
+}
+
 /* One angular function over the pairs of its group: returns the value and stores
  * Y = 2^(1-zeta) E P^(zeta-1) per pair (0 where P <= 0), from which hdnnp_contract rebuilds
  * the gradient (T = Y F P). m = zeta - 1 is a compile-time constant for small integers;
@@ -442,24 +457,16 @@ angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int slot
     const double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
     const double *pwv = s->t + P_PW * tc, *Ex = s->t + (P_NFIXED + (size_t)slot) * tc;
     const double lam = sf->lambda, norm = sf->norm;
-    const size_t n = (size_t)pr->n;
-    /* blocks of 4 pairs; two accumulators so that the additions of neighbouring blocks
-     * overlap (the last block may be unpaired) */
+    /* two blocks of 4 pairs at a time, two accumulators so that their additions overlap */
     hdnnp_v4 acc0 = {0.0, 0.0, 0.0, 0.0}, acc1 = acc0;
-    for (size_t p = 0; p < n; p += 4) {
-        const hdnnp_v4 P = 1.0 + lam * v4_load(cs + p);
-        hdnnp_v4 pw = {1.0, 1.0, 1.0, 1.0};
-        if (m < 0) pw = v4_load(pwv + p);
-        else
-            for (int r = 0; r < m; r++) pw *= P;
-        const hdnnp_v4 y = v4_select(P > 0.0, norm * v4_load(Ex + p) * pw);
-        v4_store(Y + p, y);
-        const hdnnp_v4 t = y * v4_load(F + p) * P;
-        if (p & 4) acc1 += t;
-        else acc0 += t;
+    size_t p = 0;
+    for (; p + 8 <= np; p += 8) {
+        acc0 += angular_block(cs + p, F + p, Ex + p, pwv + p, Y + p, lam, norm, m);
+        acc1 += angular_block(cs + p + 4, F + p + 4, Ex + p + 4, pwv + p + 4, Y + p + 4, lam,
+                              norm, m);
     }
-    const hdnnp_v4 a = acc0 + acc1;
-    return (a[0] + a[1]) + (a[2] + a[3]);
+    if (p < np) acc0 += angular_block(cs + p, F + p, Ex + p, pwv + p, Y + p, lam, norm, m);
+    return v4_sum(acc0 + acc1);
 }
 
 static inline __attribute__((always_inline)) void
