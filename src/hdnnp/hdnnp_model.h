@@ -27,7 +27,8 @@ typedef enum {
  * zero outside; with asym the core's argument x is replaced by x (2 - x). */
 typedef struct {
     hdnnp_cutoff_type type;
-    double rc, alpha;    /* inner cutoff rci = alpha * rc (ignored by TANH/TANHU/HARD) */
+    double rc, irc;      /* rc and 1/rc */
+    double alpha;        /* inner cutoff rci = alpha * rc (ignored by TANH/TANHU/HARD) */
     double rci, iw;      /* rci and 1/(rc - rci) */
     double pre;          /* TANH: 1/tanh^3(1) so that f(0) = 1; otherwise 1 */
     double rl;           /* COMPACT: lower end of the window; -1 (no lower end) otherwise */

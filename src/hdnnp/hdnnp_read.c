@@ -532,6 +532,7 @@ static hdnnp_cutoff radial_factor(const pk_hdnnp_model *m, const hdnnp_sf *sf)
 {
     hdnnp_cutoff cu = {0};
     cu.rc = sf->rc;
+    cu.irc = 1.0 / sf->rc;
     cu.rl = -1.0;
     if (hdnnp_type_compact(sf->type)) {
         cu.type = HDNNP_CT_COMPACT;

@@ -42,10 +42,11 @@
 
 #include "hdnnp_kernel.h"
 #include "hdnnp_math.h"
+#include "hdnnp_vmath.h"
 
 /* Per-pair temporaries of one angular group, each tcap doubles; then one array of
  * exponentials per distinct eta. */
-enum { P_R2, P_RC, P_IC, P_FCC, P_DFCC, P_S, P_PW, P_TH, P_DTH, P_NFIXED };
+enum { P_S, P_PW, P_TH, P_DTH, P_NFIXED };
 
 static pk_code reserve_env(hdnnp_scratch *s, int n, pk_status *st)
 {
@@ -120,41 +121,15 @@ HDNNP_HOT pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int
     return PK_OK;
 }
 
-/* f_c and f_c' for r[k], k in [k0, k1). Branch-free for the common types so it vectorises. */
-HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int k0, int k1, const double *r,
-                                    double *f, double *df)
+/* f_c and f_c' of the n distances r; r, f and df are readable and writable 4 entries past n. */
+HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int n, const double *r, double *f,
+                                    double *df)
 {
-    const double rc = c->rc, irc = 1.0 / rc;
-    switch (c->type) {
-    case HDNNP_CT_TANHU:
-    case HDNNP_CT_TANH: {
-        const double pre = c->pre;
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-            const double e = hdnnp_exp(-2.0 * (1.0 - r[k] * irc));
-            const double t = (1.0 - e) / (1.0 + e);    /* tanh(1 - r/rc) */
-            const double t2 = t * t;
-            const int in = r[k] < rc;
-            f[k] = in ? pre * t * t2 : 0.0;
-            df[k] = in ? 3.0 * pre * t2 * (t2 - 1.0) * irc : 0.0;
-        }
-        break;
-    }
-    case HDNNP_CT_POLY2: {
-        const double rci = c->rci, iw = c->iw;
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-            double x = (r[k] - rci) * iw;
-            x = x < 0.0 ? 0.0 : x;
-            const int in = r[k] < rc;
-            f[k] = in ? ((15.0 - 6.0 * x) * x - 10.0) * x * x * x + 1.0 : 0.0;
-            df[k] = in ? x * x * ((60.0 - 30.0 * x) * x - 30.0) * iw : 0.0;
-        }
-        break;
-    }
-    default:
-        for (int k = k0; k < k1; k++) hdnnp_cutoff_fdf(c, r[k], &f[k], &df[k]);
-        break;
+    for (int k = 0; k < n; k += 4) {
+        hdnnp_v4 fv, dv;
+        v4_cutoff_fdf(c, v4_load(r + k), &fv, &dv);
+        v4_store(f + k, fv);
+        v4_store(df + k, dv);
     }
 }
 
@@ -283,10 +258,11 @@ HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
     else list_pairs_impl(s, el, grp, pr, 0);
 }
 
-/* Pair quantities shared by all functions of a group (rs is the group's): the persistent
- * factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and temporaries: the
- * exponentials of the group's etas, or for compact groups the angle and d(angle)/d(cos).
- * For compact groups fc is the radial window, eta = rs = 0, and the U factors are unused. */
+/* Pair quantities shared by all functions of a group (rs is the group's), four pairs at a
+ * time: the persistent factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and
+ * the exponentials of the group's etas (slots, hdnnp_group), or for compact groups the angle
+ * and d(angle)/d(cos). For compact groups fc is the radial window, eta = rs = 0, and the U
+ * factors are unused. */
 static inline __attribute__((always_inline)) void
 pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
           const hdnnp_pairs *pr, const int narrow, const int weighted, const int compact)
@@ -306,13 +282,11 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
     double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
     double *GC = d + HDNNP_PAIR_GC * np;
     double *BX = d + HDNNP_PAIR_BX * np, *BY = d + HDNNP_PAIR_BY * np, *BZ = d + HDNNP_PAIR_BZ * np;
-    double *t = s->t;
-    double *r2 = t + P_R2 * tc, *rcj = t + P_RC * tc, *ic = t + P_IC * tc;
-    double *fcc = t + P_FCC * tc, *dfcc = t + P_DFCC * tc, *S = t + P_S * tc;
+    double *Sv = s->t + P_S * tc, *th = s->t + P_TH * tc, *dth = s->t + P_DTH * tc;
     const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0}, one = zero + 1.0;
     const hdnnp_v4i lane = {0, 1, 2, 3};
-    /* blocks of four pairs; most blocks share j (pairs are listed by j), whose values are then
-     * broadcast rather than gathered */
+    /* most blocks share j (pairs are listed by j), whose values are then broadcast rather than
+     * gathered */
     for (int p = 0; p < n; p += 4) {
         const int *jj = pj + p, *kk = pk + p;
         hdnnp_v4 ax, ay, az, ia, fa, ga, da2, wa;   /* j: x, 1/r, fc, fc'/r, (r - rs)^2, Z */
@@ -346,56 +320,47 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
         v4_store(BY + p, by);
         v4_store(BZ + p, bz);
         const hdnnp_v4 cx = bx - ax, cy = by - ay, cz = bz - az;
-        v4_store(r2 + p, cx * cx + cy * cy + cz * cz);
         const hdnnp_v4 iab_ = ia * ib, c = (ax * bx + ay * by + az * bz) * iab_;
         v4_store(cs + p, c);
         v4_store(ca + p, c * ia * ia);
         v4_store(cb + p, c * ib * ib);
         v4_store(iab + p, iab_);
-        v4_store(UA + p, 1.0 - rs * ia);   /* (r_a - rs) / r_a */
-        v4_store(UB + p, 1.0 - rs * ib);
         const hdnnp_v4 w = v4_select(lane + p < nreal, weighted ? wa * v4_gather(e->wz, kk) : one);
-        v4_store(F + p, w * fa * fb);
-        v4_store(GA + p, w * ga * fb);
-        v4_store(GB + p, w * fa * gb);
-        v4_store(S + p, da2 + db * db);
-    }
-    if (narrow) {
-#pragma omp simd
-        for (int p = 0; p < n; p++) {
-            const double r = sqrt(r2[p]);
-            rcj[p] = r;
-            ic[p] = 1.0 / r;
+        hdnnp_v4 f = w * fa * fb, gA = w * ga * fb, gB = w * fa * gb, gC = zero;
+        hdnnp_v4 uA = 1.0 - rs * ia, uB = 1.0 - rs * ib, uC = zero;   /* (r - rs) / r */
+        hdnnp_v4 S = da2 + db * db;
+        if (narrow) {   /* the factor fc(r_jk); gamma's terms folded into A, B and C */
+            const hdnnp_v4 r = v4_sqrt(cx * cx + cy * cy + cz * cz), ic = 1.0 / r;
+            hdnnp_v4 fcc, dfcc;
+            v4_cutoff_fdf(cut, r, &fcc, &dfcc);
+            gC = f * dfcc * ic;
+            uC = 1.0 - rs * ic;
+            f *= fcc;
+            gA = gA * fcc + gC;
+            gB = gB * fcc + gC;
+            uA += uC;
+            uB += uC;
+            S += (r - rs) * (r - rs);
         }
-        cutoff_values(cut, 0, n, rcj, fcc, dfcc);
-#pragma omp simd
-        for (int p = 0; p < n; p++) {
-            const double uc = 1.0 - rs * ic[p], gc = F[p] * dfcc[p] * ic[p], dc = rcj[p] - rs;
-            F[p] *= fcc[p];
-            GA[p] = GA[p] * fcc[p] + gc;   /* gamma's terms folded into A, B and C */
-            GB[p] = GB[p] * fcc[p] + gc;
-            GC[p] = gc;
-            UA[p] += uc;
-            UB[p] += uc;
-            UC[p] = uc;
-            S[p] += dc * dc;
+        v4_store(F + p, f);
+        v4_store(GA + p, gA);
+        v4_store(GB + p, gB);
+        v4_store(GC + p, gC);
+        v4_store(UA + p, uA);
+        v4_store(UB + p, uB);
+        v4_store(UC + p, uC);
+        if (compact) {
+            /* n2p2 drops the terms with cos <= -1 or >= 1: there d(angle)/d(cos) is infinite */
+            for (int l = 0; l < 4; l++) {
+                const int in = c[l] > -1.0 && c[l] < 1.0;
+                th[p + l] = in ? acos(c[l]) : -1e3;   /* outside every angular window */
+                dth[p + l] = in ? -1.0 / sqrt(1.0 - c[l] * c[l]) : 0.0;
+            }
+            continue;
         }
-    } else {
-#pragma omp simd
-        for (int p = 0; p < n; p++) UC[p] = GC[p] = 0.0;
+        v4_store(Sv + p, S);
     }
-    if (compact) {
-        /* n2p2 drops the terms with cos <= -1 or >= 1: there d(angle)/d(cos) is infinite */
-        double *th = t + P_TH * tc, *dth = t + P_DTH * tc;
-        for (int p = 0; p < n; p++) {
-            const double c = cs[p], s2 = 1.0 - c * c;
-            const int in = c > -1.0 && c < 1.0;
-            th[p] = in ? acos(c) : -1e3;   /* outside every angular window */
-            dth[p] = in ? -1.0 / sqrt(s2) : 0.0;
-        }
-        return;
-    }
-    group_exps(grp, S, t + P_NFIXED * tc, tc, 0, n);
+    if (!compact) group_exps(grp, Sv, s->t + P_NFIXED * tc, tc, 0, n);
 }
 
 /* One compact angular function over the pairs of its group: returns the value and stores
@@ -574,7 +539,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     s->tcap = maxpairs;
 
     for (int c = 0; c < el->ncut; c++)
-        cutoff_values(&el->cut[c], 0, e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
+        cutoff_values(&el->cut[c], e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
     for (int g = 0; g < el->nradial; g++) radial_group(s, el, g);
     for (size_t g = 0; g < ng; g++)
         if (s->grp[g].n > 0) angular_group(s, el, (int)g);

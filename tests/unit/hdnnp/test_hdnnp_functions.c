@@ -1,7 +1,8 @@
 /* hdnnp/pk building blocks against finite differences and direct formulas:
- * - every cutoff type (0-8, with and without inner cutoff): df against FD of f;
+ * - every cutoff type (0-8, with and without inner cutoff): df against FD of f, and the
+ *   kernel's four-lane version against the scalar one;
  * - every activation letter: derivative against FD of the value;
- * - the vectorisable exp against libm;
+ * - the vectorisable exp and its four-lane version against libm;
  * - every symmetry-function type (2, 3, 9, 12, 13) with every cutoff type, and every
  *   compact-support type (20-25) with every compact function (p1-p4, p1a-p4a, e): values
  *   against a direct O(N^3) evaluation of the n2p2 definitions (1e-10 relative), gradients
@@ -19,6 +20,7 @@
 #include "hdnnp_kernel.h"
 #include "hdnnp_math.h"
 #include "hdnnp_synth.h"
+#include "hdnnp_vmath.h"
 #include "hdnnp_system.h"
 #include "pk_test.h"
 
@@ -26,15 +28,16 @@ static void test_cutoffs(void)
 {
     for (int type = 0; type <= 8; type++)
         for (int ia = 0; ia < 2; ia++) {
-            hdnnp_cutoff c;
+            hdnnp_cutoff c = {0};
             c.type = (hdnnp_cutoff_type)type;
             c.rc = 4.0;
+            c.irc = 1.0 / c.rc;
             c.alpha = ia ? 0.3 : 0.0;
             c.rci = c.alpha * c.rc;
             c.iw = 1.0 / (c.rc - c.rci);
             c.pre = type == HDNNP_CT_TANH ? 1.0 / pow(tanh(1.0), 3) : 1.0;
-            /* fourth-order central differences (the POLY4 core loses digits near x = 1) */
-            double worst = 0.0, dmax = 0.0;
+            /* fourth-order central differences */
+            double worst = 0.0, dmax = 0.0, lanes = 0.0;
             for (int k = 1; k < 200; k++) {
                 const double r = 4.0 * k / 200.0 + 0.0037, h = 1e-4;
                 if (r >= c.rc - 3 * h || fabs(r - c.rci) < 3 * h) continue;
@@ -45,10 +48,21 @@ static void test_cutoffs(void)
                 const double fd = (-v[0] + 8 * v[1] - 8 * v[2] + v[3]) / (12 * h);
                 worst = fmax(worst, fabs(fd - df));
                 dmax = fmax(dmax, fabs(df));
+                /* the kernel's four-lane version at r, r + 2h, r - h, 1.2 rc (zero) */
+                const hdnnp_v4 rv = {r, r + 2 * h, r - h, 1.2 * c.rc};
+                hdnnp_v4 fv, dfv;
+                v4_cutoff_fdf(&c, rv, &fv, &dfv);
+                for (int l = 0; l < 4; l++) {
+                    double fl, dfl;
+                    hdnnp_cutoff_fdf(&c, rv[l], &fl, &dfl);
+                    lanes = fmax(lanes, fmax(fabs(fv[l] - fl), fabs(dfv[l] - dfl)));
+                }
                 PK_CHECK(f >= 0.0 && f <= 1.0 + 1e-15, "cutoff %d f(%g) = %g", type, r, f);
             }
             PK_CHECK(worst < 1e-9 * fmax(dmax, 1.0), "cutoff type %d alpha %g: |df - FD| = %.3g",
                      type, c.alpha, worst);
+            PK_CHECK(lanes < 1e-14, "cutoff type %d alpha %g: four-lane version differs by %.3g",
+                     type, c.alpha, lanes);
             double f, df;
             hdnnp_cutoff_fdf(&c, 4.0, &f, &df);
             PK_CHECK(f == 0.0 && df == 0.0, "cutoff %d vanishes at rc", type);
@@ -77,13 +91,19 @@ static void test_activations(void)
 
 static void test_exp(void)
 {
-    double worst = 0.0;
+    double worst = 0.0, lanes = 0.0;
     for (int k = -70000; k <= 70000; k++) {
         const double x = k * 0.01 + 0.001234 * (k % 7);
         worst = fmax(worst, fabs(hdnnp_exp(x) - exp(x)) / exp(x));
+        const hdnnp_v4 v = v4_exp((hdnnp_v4){x, -x, 0.5 * x, x - 0.3});
+        for (int l = 0; l < 4; l++) {
+            const double xl = l == 0 ? x : l == 1 ? -x : l == 2 ? 0.5 * x : x - 0.3;
+            lanes = fmax(lanes, fabs(v[l] - exp(xl)) / exp(xl));
+        }
     }
     PK_CHECK(worst < 1e-15, "hdnnp_exp max rel error %.3g", worst);
-    printf("hdnnp_exp: max relative error %.3g on [-700, 700]\n", worst);
+    PK_CHECK(lanes < 1e-15, "v4_exp max rel error %.3g", lanes);
+    printf("hdnnp_exp, v4_exp: max relative error %.3g, %.3g on [-700, 700]\n", worst, lanes);
 }
 
 /* ---- symmetry functions -------------------------------------------------------------------- */
