@@ -45,6 +45,17 @@ HDNNP_V4_INLINE hdnnp_v4 v4_select(hdnnp_v4i mask, hdnnp_v4 v)
 
 HDNNP_V4_INLINE double v4_sum(hdnnp_v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 
+/* Bit l set where lane l of a comparison mask is true (one instruction with AVX). */
+HDNNP_V4_INLINE int v4_mask_bits(hdnnp_v4i m)
+{
+#if defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
+    return __builtin_ia32_movmskpd256((hdnnp_v4)m);
+#else
+    const hdnnp_v4i b = m & (hdnnp_v4i){1, 2, 4, 8};
+    return (int)((b[0] | b[1]) | (b[2] | b[3]));
+#endif
+}
+
 /* (v[i[0]], v[i[1]], v[i[2]], v[i[3]]) */
 HDNNP_V4_INLINE hdnnp_v4 v4_gather(const double *v, const int *i)
 {

@@ -217,7 +217,8 @@ list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *gr
     const int j0 = weighted ? 0 : e->start[grp->e1], j1 = weighted ? e->n : e->start[grp->e1 + 1];
     const int k0 = weighted ? 0 : e->start[grp->e2], k1 = weighted ? e->n : e->start[grp->e2 + 1];
     int *pj = s->pj + off, *pk = s->pk + off;
-    const hdnnp_v4i bits = {1, 2, 4, 8}, lane = {0, 1, 2, 3};
+    const hdnnp_v4i lane = {0, 1, 2, 3};
+    const int test_r = rcut < el->rcmax;   /* the environment holds r < rcmax only */
     int n = 0;
     for (int j = j0; j < j1; j++) {
         if (e->r[j] >= rcut || e->r[j] <= rlo) continue;
@@ -228,11 +229,11 @@ list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *gr
             const hdnnp_v4 cx = v4_load(e->x + k) - ax, cy = v4_load(e->y + k) - ay;
             const hdnnp_v4 cz = v4_load(e->z + k) - az, rb = v4_load(e->r + k);
             const hdnnp_v4 d2 = cx * cx + cy * cy + cz * cz;
-            hdnnp_v4i in = (rb < rcut) & (lane + k < k1);
+            hdnnp_v4i in = lane + k < k1;
+            if (test_r) in &= rb < rcut;
             if (narrow) in &= d2 < rcut2;
             if (compact) in &= (rb > rlo) & (narrow ? d2 > rlo2 : rb > rlo);
-            const hdnnp_v4i b = in & bits;
-            const int mask = (int)((b[0] | b[1]) | (b[2] | b[3]));
+            const int mask = v4_mask_bits(in);
             hdnnp_v4si kv;
             memcpy(&kv, bit_pos[mask], sizeof kv);
             kv += k;
