@@ -26,6 +26,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
     const hdnnp_env *e = &s->env;
     const size_t np = (size_t)pr->n;
     const int nsf = grp->nsf;
+    const double rs = grp->rs;
     const double *d = s->coef + pr->coef;
     const double *Y = d + HDNNP_PAIR_N * np, *D = Y + (size_t)nsf * np;   /* D: compact only */
     int nw = 0, npos = 0;   /* functions with lambda = 1: wf[0..npos) */
@@ -45,9 +46,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
         if (pass == 0) npos = nw;
     }
     const double *cos = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
-    const double *CA = d + HDNNP_PAIR_CA * np, *CB = d + HDNNP_PAIR_CB * np;
-    const double *IAB = d + HDNNP_PAIR_IAB * np, *UA = d + HDNNP_PAIR_UA * np;
-    const double *UB = d + HDNNP_PAIR_UB * np, *UC = d + HDNNP_PAIR_UC * np;
+    const double *IB = d + HDNNP_PAIR_IB * np, *UC = d + HDNNP_PAIR_UC * np;
     const double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
     const double *GC = d + HDNNP_PAIR_GC * np, *BX = d + HDNNP_PAIR_BX * np;
     const double *BY = d + HDNNP_PAIR_BY * np, *BZ = d + HDNNP_PAIR_BZ * np;
@@ -81,27 +80,29 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
             v = pp * vp + pm * vm;
             w = pp * wp + pm * wm;
         }
-        const hdnnp_v4 f = v4_load(F + p0), q = f * u;
-        hdnnp_v4 A = -q * v4_load(CA + p0) + w * v4_load(GA + p0);
-        hdnnp_v4 B = q * v4_load(IAB + p0) - w * v4_load(GC + p0);
-        hdnnp_v4 C = -q * v4_load(CB + p0) + w * v4_load(GB + p0);
-        if (!compact) {
-            const hdnnp_v4 T2 = f * v;
-            A -= T2 * v4_load(UA + p0);
-            B += T2 * v4_load(UC + p0);
-            C -= T2 * v4_load(UB + p0);
-        }
         const int j0 = pj[p0], uniform = j0 == pj[p0 + 3];
-        hdnnp_v4 ax, ay, az;
+        hdnnp_v4 ax, ay, az, ia;   /* a = x_j - x_i, 1/r_a */
         if (uniform) {
             ax = zero + e->x[j0];
             ay = zero + e->y[j0];
             az = zero + e->z[j0];
+            ia = zero + e->rinv[j0];
         } else {
-            const int *jj = pj + p0;
-            ax = (hdnnp_v4){e->x[jj[0]], e->x[jj[1]], e->x[jj[2]], e->x[jj[3]]};
-            ay = (hdnnp_v4){e->y[jj[0]], e->y[jj[1]], e->y[jj[2]], e->y[jj[3]]};
-            az = (hdnnp_v4){e->z[jj[0]], e->z[jj[1]], e->z[jj[2]], e->z[jj[3]]};
+            ax = v4_gather(e->x, pj + p0);
+            ay = v4_gather(e->y, pj + p0);
+            az = v4_gather(e->z, pj + p0);
+            ia = v4_gather(e->rinv, pj + p0);
+        }
+        const hdnnp_v4 f = v4_load(F + p0), q = f * u, cs = v4_load(cos + p0);
+        const hdnnp_v4 ib = v4_load(IB + p0);
+        hdnnp_v4 A = -q * cs * ia * ia + w * v4_load(GA + p0);
+        hdnnp_v4 B = q * ia * ib - w * v4_load(GC + p0);
+        hdnnp_v4 C = -q * cs * ib * ib + w * v4_load(GB + p0);
+        if (!compact) {
+            const hdnnp_v4 T2 = f * v, uc = v4_load(UC + p0);
+            A -= T2 * (1.0 - rs * ia + uc);
+            B += T2 * uc;
+            C -= T2 * (1.0 - rs * ib + uc);
         }
         const hdnnp_v4 bx = v4_load(BX + p0), by = v4_load(BY + p0), bz = v4_load(BZ + p0);
         v4_add_lanes(g, pk + p0, B * ax + C * bx, B * ay + C * by, B * az + C * bz);

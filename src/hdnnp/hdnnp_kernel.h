@@ -109,14 +109,15 @@ static inline void hdnnp_group_range(const hdnnp_env *e, int e1, int *n0, int *n
  * Y F, T2 = 2 eta T and YP = Y P, the gradients of one term are
  *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,
  *   A = -q CA - T2 UA + YP GA,  B = q IAB + T2 UC - YP GC,  C = -q CB - T2 UB + YP GB
- * (derivation in hdnnp_symfunc.c). Compact groups (types 21-25) keep per function Y = C_a
- * (angular window) and then per function D = dC_a/dcos; there T = F Y, q = F D, T2 = 0,
- * YP -> Y, and the U factors are unused. Arrays of n doubles each, at coef + index * n.
- * Pairs are listed by increasing j; the padding repeats the last pair. */
+ * (derivation in hdnnp_symfunc.c), where CA = cos/r_a^2, CB = cos/r_b^2, IAB = 1/(r_a r_b),
+ * UA = 1 - rs/r_a + UC and UB = 1 - rs/r_b + UC follow from cos, 1/r_a and 1/r_b (IB).
+ * Compact groups (types 21-25) keep per function Y = C_a (angular window) and then per
+ * function D = dC_a/dcos; there T = F Y, q = F D, T2 = 0, YP -> Y, and the U factors are
+ * unused. Arrays of n doubles each, at coef + index * n. Pairs are listed by increasing j;
+ * the padding repeats the last pair. */
 enum {
-    HDNNP_PAIR_COS, HDNNP_PAIR_F, HDNNP_PAIR_CA, HDNNP_PAIR_CB, HDNNP_PAIR_IAB, HDNNP_PAIR_UA,
-    HDNNP_PAIR_UB, HDNNP_PAIR_UC, HDNNP_PAIR_GA, HDNNP_PAIR_GB, HDNNP_PAIR_GC,
-    HDNNP_PAIR_BX, HDNNP_PAIR_BY, HDNNP_PAIR_BZ,   /* b = x_k - x_i */
+    HDNNP_PAIR_COS, HDNNP_PAIR_F, HDNNP_PAIR_IB, HDNNP_PAIR_UC, HDNNP_PAIR_GA, HDNNP_PAIR_GB,
+    HDNNP_PAIR_GC, HDNNP_PAIR_BX, HDNNP_PAIR_BY, HDNNP_PAIR_BZ,   /* b = x_k - x_i */
     HDNNP_PAIR_N
 };
 typedef struct {

@@ -277,9 +277,7 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
     const double rs = grp->rs;
     double *d = s->coef + pr->coef;
     double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
-    double *ca = d + HDNNP_PAIR_CA * np, *cb = d + HDNNP_PAIR_CB * np;
-    double *iab = d + HDNNP_PAIR_IAB * np, *UA = d + HDNNP_PAIR_UA * np;
-    double *UB = d + HDNNP_PAIR_UB * np, *UC = d + HDNNP_PAIR_UC * np;
+    double *IB = d + HDNNP_PAIR_IB * np, *UC = d + HDNNP_PAIR_UC * np;
     double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
     double *GC = d + HDNNP_PAIR_GC * np;
     double *BX = d + HDNNP_PAIR_BX * np, *BY = d + HDNNP_PAIR_BY * np, *BZ = d + HDNNP_PAIR_BZ * np;
@@ -321,34 +319,27 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
         v4_store(BY + p, by);
         v4_store(BZ + p, bz);
         const hdnnp_v4 cx = bx - ax, cy = by - ay, cz = bz - az;
-        const hdnnp_v4 iab_ = ia * ib, c = (ax * bx + ay * by + az * bz) * iab_;
+        const hdnnp_v4 c = (ax * bx + ay * by + az * bz) * (ia * ib);
         v4_store(cs + p, c);
-        v4_store(ca + p, c * ia * ia);
-        v4_store(cb + p, c * ib * ib);
-        v4_store(iab + p, iab_);
+        v4_store(IB + p, ib);
         const hdnnp_v4 w = v4_select(lane + p < nreal, weighted ? wa * v4_gather(e->wz, kk) : one);
-        hdnnp_v4 f = w * fa * fb, gA = w * ga * fb, gB = w * fa * gb, gC = zero;
-        hdnnp_v4 uA = 1.0 - rs * ia, uB = 1.0 - rs * ib, uC = zero;   /* (r - rs) / r */
+        hdnnp_v4 f = w * fa * fb, gA = w * ga * fb, gB = w * fa * gb, gC = zero, uC = zero;
         hdnnp_v4 S = da2 + db * db;
         if (narrow) {   /* the factor fc(r_jk); gamma's terms folded into A, B and C */
             const hdnnp_v4 r = v4_sqrt(cx * cx + cy * cy + cz * cz), ic = 1.0 / r;
             hdnnp_v4 fcc, dfcc;
             v4_cutoff_fdf(cut, r, &fcc, &dfcc);
             gC = f * dfcc * ic;
-            uC = 1.0 - rs * ic;
+            uC = 1.0 - rs * ic;   /* (r - rs) / r */
             f *= fcc;
             gA = gA * fcc + gC;
             gB = gB * fcc + gC;
-            uA += uC;
-            uB += uC;
             S += (r - rs) * (r - rs);
         }
         v4_store(F + p, f);
         v4_store(GA + p, gA);
         v4_store(GB + p, gB);
         v4_store(GC + p, gC);
-        v4_store(UA + p, uA);
-        v4_store(UB + p, uB);
         v4_store(UC + p, uC);
         if (compact) {
             /* n2p2 drops the terms with cos <= -1 or >= 1: there d(angle)/d(cos) is infinite */
