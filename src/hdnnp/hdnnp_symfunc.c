@@ -29,14 +29,17 @@
  * A compact term T = F C_a(t) has the same form with eta = 0, Y P -> C_a and
  * q = F dC_a/dcos (dt/dcos = -1/sin t).
  *
- * Organisation. Each angular group (functions sharing type, neighbour elements, cutoff and
- * rs) first lists its contributing pairs (both atoms inside the cutoff, and each other's for
- * narrow functions: about half of all pairs), then computes per pair, once for the whole
- * group, cos, the cutoff products, the geometric factors of A, B and C and one exponential
- * per distinct eta. Every function of the group is then one vectorised loop over the pairs
- * that sums T and stores Y. Gradients are never formed per function: hdnnp_contract weights
- * the Y of all functions with dE/dG first, builds A, B, C of the weighted sum and touches
- * the atoms once per pair. */
+ * Organisation. Functions sharing type, neighbour elements, radial factor and rs form a group
+ * (hdnnp_group). A radial group computes the distances' exponentials once (integer multiples
+ * of the smallest eta as its powers) and then each function in one vector loop. An angular
+ * group first lists its contributing pairs (both atoms inside the cutoff, and each other's
+ * for narrow functions: about half of all pairs), four candidates at a time, by increasing
+ * j; then, four pairs at a time, computes once for the whole group cos, the radial factors
+ * (fc(r_jk) included), the geometric factors of A, B and C and S; then the exponentials of
+ * the group's etas from S. Every function of the group is one vector loop over the pairs that
+ * sums T and stores Y. Gradients are never formed per function: hdnnp_contract weights the
+ * Y of all functions with dE/dG first, builds A, B, C of the weighted sum and touches the
+ * atoms once per pair. */
 #include <math.h>
 #include <string.h>
 
@@ -44,8 +47,9 @@
 #include "hdnnp_math.h"
 #include "hdnnp_vmath.h"
 
-/* Per-pair temporaries of one angular group, each tcap doubles; then one array of
- * exponentials per distinct eta. */
+/* Per-pair temporaries of one angular group, each tcap doubles: S, P^(zeta-1) for a
+ * non-integer zeta, the angle and d(angle)/d(cos) (compact types); then the exponential
+ * slots. */
 enum { P_S, P_PW, P_TH, P_DTH, P_NFIXED };
 
 static pk_code reserve_env(hdnnp_scratch *s, int n, pk_status *st)
