@@ -1,7 +1,7 @@
 /* Gradients of a weighted sum of symmetry functions, sum_s c_s dG_s/dx_n, from what
  * hdnnp_symfuncs stored: the weights are applied per pair first (vector loops over neighbours
  * or pairs), so each pair touches its two atoms once whatever the number of functions. */
-#include <string.h>
+#include <stddef.h>
 
 #include "hdnnp_kernel.h"
 
@@ -28,7 +28,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
     const int nsf = grp->nsf;
     const double rs = grp->rs;
     const double *d = s->coef + pr->coef;
-    const double *Y = d + HDNNP_PAIR_N * np, *D = Y + (size_t)nsf * np;   /* D: compact only */
+    const double *Y = d + HDNNP_PAIR_N * np;
     int nw = 0, npos = 0;   /* functions with lambda = 1: wf[0..npos) */
     for (int pass = 0; pass < (compact ? 1 : 2); pass++) {
         for (int m = 0; m < nsf; m++) {
@@ -41,7 +41,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
             w->t += cs * 2.0 * sf->eta;
             w->y += cs;
             w->Y = Y + (size_t)m * np;
-            w->D = D + (size_t)m * np;
+            w->D = compact ? Y + (size_t)(nsf + m) * np : NULL;
         }
         if (pass == 0) npos = nw;
     }
@@ -56,6 +56,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
     hdnnp_v4 sjx = zero, sjy = zero, sjz = zero;
     for (size_t p0 = 0; p0 < np; p0 += 4) {
         /* u = sum c dT/dcos / F, v = sum 2 c eta T / F, w = sum c T / F (per pair) */
+        const hdnnp_v4 cs = v4_load(cos + p0);
         hdnnp_v4 u = zero, v = zero, w = zero;
         if (compact) {
             for (int k = 0; k < nsf; k++) {
@@ -76,7 +77,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
                 vm += wf[k].t * y;
                 wm += wf[k].y * y;
             }
-            const hdnnp_v4 cb = v4_load(cos + p0), pp = 1.0 + cb, pm = 1.0 - cb;
+            const hdnnp_v4 pp = 1.0 + cs, pm = 1.0 - cs;
             v = pp * vp + pm * vm;
             w = pp * wp + pm * wm;
         }
@@ -93,8 +94,7 @@ contract_group(const hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_grou
             az = v4_gather(e->z, pj + p0);
             ia = v4_gather(e->rinv, pj + p0);
         }
-        const hdnnp_v4 f = v4_load(F + p0), q = f * u, cs = v4_load(cos + p0);
-        const hdnnp_v4 ib = v4_load(IB + p0);
+        const hdnnp_v4 f = v4_load(F + p0), q = f * u, ib = v4_load(IB + p0);
         hdnnp_v4 A = -q * cs * ia * ia + w * v4_load(GA + p0);
         hdnnp_v4 B = q * ia * ib - w * v4_load(GC + p0);
         hdnnp_v4 C = -q * cs * ib * ib + w * v4_load(GB + p0);

@@ -656,24 +656,25 @@ static pk_code add_to_group(hdnnp_element *el, hdnnp_group *groups, int *n, int 
 /* Distinct etas of a group, then its exponential slots. */
 static pk_code plan_group_exps(const hdnnp_element *el, hdnnp_group *a, pk_status *st)
 {
-    double eta[64];
-    int neta = 0, slot_of[64], which[512];
-    if (a->nsf > 512) return pk_fail(st, PK_ERR_UNSUPPORTED, "more than 512 symmetry functions "
-                                     "of element %s share type, elements and cutoff", el->symbol);
+    double *eta = malloc(sizeof(double) * (size_t)a->nsf);
+    int *which = malloc(sizeof(int) * 2 * (size_t)a->nsf);   /* then the slot of each eta */
+    if (!eta || !which) {
+        free(eta);
+        free(which);
+        return pk_fail(st, PK_ERR_MEMORY, "out of memory");
+    }
+    int *slot_of = which + a->nsf, neta = 0;
     for (int m = 0; m < a->nsf; m++) {
         const double e = el->sf[a->sf[m]].eta;
         int x;
         for (x = 0; x < neta && eta[x] != e; x++) {}
-        if (x == neta) {
-            if (neta == 64)
-                return pk_fail(st, PK_ERR_UNSUPPORTED, "element %s: more than 64 distinct eta "
-                               "in one group of symmetry functions", el->symbol);
-            eta[neta++] = e;
-        }
+        if (x == neta) eta[neta++] = e;
         which[m] = x;
     }
     plan_exps(a, eta, neta, slot_of);
     for (int m = 0; m < a->nsf; m++) a->sf_slot[m] = slot_of[which[m]];
+    free(eta);
+    free(which);
     return PK_OK;
 }
 

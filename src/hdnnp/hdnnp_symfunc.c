@@ -236,7 +236,8 @@ list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *gr
             hdnnp_v4i in = lane + k < k1;
             if (test_r) in &= rb < rcut;
             if (narrow) in &= d2 < rcut2;
-            if (compact) in &= (rb > rlo) & (narrow ? d2 > rlo2 : rb > rlo);
+            if (compact) in &= rb > rlo;
+            if (compact && narrow) in &= d2 > rlo2;
             const int mask = v4_mask_bits(in);
             hdnnp_v4si kv;
             memcpy(&kv, bit_pos[mask], sizeof kv);

@@ -111,28 +111,53 @@ static void test_exp(void)
 enum { NAT = 14 };
 static const int zs[3] = {1, 6, 8};
 
+/* The core polynomials as n2p2 documents them, f(y) = (2y - 3)y^2 + 1 and so on. */
+static double core_documented(int n, double y)
+{
+    switch (n) {
+    case 1: return (2 * y - 3) * y * y + 1;
+    case 2: return ((15 - 6 * y) * y - 10) * y * y * y + 1;
+    case 3: return (y * (y * (20 * y - 70) + 84) - 35) * pow(y, 4) + 1;
+    default: return (y * (y * ((315 - 70 * y) * y - 540) + 420) - 126) * pow(y, 5) + 1;
+    }
+}
+
+/* The same, written in u = 1 - y: f(y) = 1 - S(y) = S(1 - y) with the smoothstep S, so that
+ * the value keeps its relative accuracy near the window's edge (y -> 1), where the terms in y
+ * cancel. test_core_forms checks the two forms against each other. */
+static double core_reference(int n, double y)
+{
+    const double u = 1.0 - y;
+    switch (n) {
+    case 1: return 3 * u * u - 2 * pow(u, 3);
+    case 2: return 10 * pow(u, 3) - 15 * pow(u, 4) + 6 * pow(u, 5);
+    case 3: return 35 * pow(u, 4) - 84 * pow(u, 5) + 70 * pow(u, 6) - 20 * pow(u, 7);
+    default:
+        return 126 * pow(u, 5) - 420 * pow(u, 6) + 540 * pow(u, 7) - 315 * pow(u, 8) +
+               70 * pow(u, 9);
+    }
+}
+
+static void test_core_forms(void)
+{
+    double worst = 0.0;
+    for (int n = 1; n <= 4; n++)
+        for (int k = 0; k <= 1000; k++)
+            worst = fmax(worst, fabs(core_documented(n, k / 1000.0) - core_reference(n, k / 1000.0)));
+    PK_CHECK(worst < 1e-12, "core polynomials in y and in 1 - y differ by %.3g", worst);
+}
+
 /* The compact window of n2p2's SymFncBaseComp written out from its definition: the core
- * polynomial (or exponential) of |x - centre| / half-width on (lo, hi), zero outside; the
- * "a" subtypes use y (2 - y) as the core's argument. The expanded polynomials cancel near
- * y = 1: long double keeps the reference accurate there. */
+ * polynomial (or exponential) of y = |x - centre| / half-width on (lo, hi), zero outside; the
+ * "a" subtypes use y (2 - y) as the core's argument. */
 static double naive_window(const char *subtype, int asym_allowed, double lo, double hi,
                            double x)
 {
     if (x <= lo || x >= hi) return 0.0;
-    long double y = fabsl((long double)x - 0.5L * ((long double)lo + hi)) /
-                    (0.5L * ((long double)hi - lo));
-    if (asym_allowed && strlen(subtype) == 3) y = 2.0L * y - y * y;
-    switch (subtype[0] == 'e' ? 0 : subtype[1] - '0') {
-    case 0: return (double)expl(1.0L - 1.0L / (1.0L - y * y));
-    case 1: return (double)(2 * powl(y, 3) - 3 * y * y + 1);
-    case 2: return (double)(-6 * powl(y, 5) + 15 * powl(y, 4) - 10 * powl(y, 3) + 1);
-    case 3:
-        return (double)(20 * powl(y, 7) - 70 * powl(y, 6) + 84 * powl(y, 5) - 35 * powl(y, 4) +
-                        1);
-    default:
-        return (double)(-70 * powl(y, 9) + 315 * powl(y, 8) - 540 * powl(y, 7) +
-                        420 * powl(y, 6) - 126 * powl(y, 5) + 1);
-    }
+    double y = fabs(x - 0.5 * (lo + hi)) / (0.5 * (hi - lo));
+    if (asym_allowed && strlen(subtype) == 3) y = 2.0 * y - y * y;
+    if (subtype[0] == 'e') return exp(1.0 - 1.0 / ((1.0 - y) * (1.0 + y)));
+    return core_reference(subtype[1] - '0', y);
 }
 
 /* One term of a compact type: radial windows of r_ij, r_ik (and r_jk for 21 and 24; the
@@ -493,6 +518,7 @@ int main(void)
     test_exp();
     char tmp[] = "/tmp/pk_hdnnp_fnXXXXXX";
     PK_CHECK(mkdtemp(tmp) != NULL, "mkdtemp");
+    test_core_forms();
     test_symfuncs(tmp);
     test_compact_order(tmp);
     hd_remove_tree(tmp);
