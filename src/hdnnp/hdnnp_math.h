@@ -16,24 +16,24 @@
  * exp(x) = 2^k exp(r), k = nearint(x / ln2), |r| <= ln2/2 (Cody-Waite split of ln2), exp(r)
  * by its Taylor polynomial of degree 13 (truncation error < 3e-18) evaluated with Estrin's
  * scheme. 2^k is assembled from the rounding trick x/ln2 + 1.5*2^52, whose low mantissa bits
- * hold k. */
+ * hold k. HDNNP_EXP_POLY is shared with the four-lane v4_exp (the macro works for double and
+ * vector operands alike). */
+#define HDNNP_EXP_SHIFT 6755399441055744.0   /* 1.5 * 2^52 */
+/* exp(r), |r| <= ln2/2, from r and its powers r2, r4, r8 (Estrin's scheme: a short chain) */
+#define HDNNP_EXP_POLY(r, r2, r4, r8)                                                         \
+    ((((1.0 + (r)) + (r2) * (0.5 + (r) * (1.0 / 6.0))) +                                      \
+      (r4) * ((1.0 / 24.0 + (r) * (1.0 / 120.0)) + (r2) * (1.0 / 720.0 + (r) * (1.0 / 5040.0)))) + \
+     (r8) * (((1.0 / 40320.0 + (r) * (1.0 / 362880.0)) +                                      \
+              (r2) * (1.0 / 3628800.0 + (r) * (1.0 / 39916800.0))) +                          \
+             (r4) * (1.0 / 479001600.0 + (r) * (1.0 / 6227020800.0))))
+
 static inline double hdnnp_exp(double x)
 {
     x = x < -708.0 ? -708.0 : x;
     x = x > 709.0 ? 709.0 : x;
-    const double shifter = 6755399441055744.0;          /* 1.5 * 2^52 */
-    const double kd = x * 1.4426950408889634 + shifter;
-    const double k = kd - shifter;
+    const double kd = x * 1.4426950408889634 + HDNNP_EXP_SHIFT, k = kd - HDNNP_EXP_SHIFT;
     const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
-    /* Estrin's scheme: the same polynomial with a short dependency chain */
-    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    const double p01 = 1.0 + r, p23 = 0.5 + r * (1.0 / 6.0);
-    const double p45 = 1.0 / 24.0 + r * (1.0 / 120.0), p67 = 1.0 / 720.0 + r * (1.0 / 5040.0);
-    const double p89 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-    const double p1011 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-    const double p1213 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-    const double q0 = p01 + r2 * p23, q1 = p45 + r2 * p67, q2 = p89 + r2 * p1011;
-    const double p = (q0 + r4 * q1) + r8 * (q2 + r4 * p1213);
+    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4, p = HDNNP_EXP_POLY(r, r2, r4, r8);
     uint64_t bits;
     memcpy(&bits, &kd, sizeof bits);
     bits = (bits + 1023u) << 52;                        /* biased exponent k + 1023 */

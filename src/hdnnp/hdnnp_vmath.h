@@ -38,23 +38,14 @@ HDNNP_V4_INLINE hdnnp_v4 v4_sqrt(hdnnp_v4 a)
     return (hdnnp_v4){sqrt(a[0]), sqrt(a[1]), sqrt(a[2]), sqrt(a[3])};
 }
 
-/* hdnnp_exp (same range reduction, polynomial and exponent assembly) */
+/* hdnnp_exp on four lanes (same range reduction, polynomial and exponent assembly) */
 HDNNP_V4_INLINE hdnnp_v4 v4_exp(hdnnp_v4 x)
 {
     const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0};
     x = v4_min(v4_max(x, zero - 708.0), zero + 709.0);
-    const double shifter = 6755399441055744.0;          /* 1.5 * 2^52 */
-    const hdnnp_v4 kd = x * 1.4426950408889634 + shifter;
-    const hdnnp_v4 k = kd - shifter;
+    const hdnnp_v4 kd = x * 1.4426950408889634 + HDNNP_EXP_SHIFT, k = kd - HDNNP_EXP_SHIFT;
     const hdnnp_v4 r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
-    const hdnnp_v4 r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    const hdnnp_v4 p01 = 1.0 + r, p23 = 0.5 + r * (1.0 / 6.0);
-    const hdnnp_v4 p45 = 1.0 / 24.0 + r * (1.0 / 120.0), p67 = 1.0 / 720.0 + r * (1.0 / 5040.0);
-    const hdnnp_v4 p89 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-    const hdnnp_v4 p1011 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-    const hdnnp_v4 p1213 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-    const hdnnp_v4 q0 = p01 + r2 * p23, q1 = p45 + r2 * p67, q2 = p89 + r2 * p1011;
-    const hdnnp_v4 p = (q0 + r4 * q1) + r8 * (q2 + r4 * p1213);
+    const hdnnp_v4 r2 = r * r, r4 = r2 * r2, r8 = r4 * r4, p = HDNNP_EXP_POLY(r, r2, r4, r8);
     const hdnnp_v4i bits = ((hdnnp_v4i)kd + 1023) << 52;   /* biased exponent k + 1023 */
     return p * (hdnnp_v4)bits;
 }

@@ -1,8 +1,8 @@
 /* Whole-model forces of hdnnp/pk against central differences of the energy, for synthetic
- * models that together use every symmetry-function type (2, 3, 9, 12, 13, 20-25), several cutoff types, every
- * scaling mode, every activation letter, normalize_nodes, per-element node counts,
- * data-set normalisation and atomic energy offsets. Also: virial = sum x (x) f, per-atom
- * energies sum to the energy, and the energy offsets enter as n2p2 adds them. */
+ * models that together use every symmetry-function type (2, 3, 9, 12, 13, 20-25), several
+ * cutoff types, every scaling mode, every activation letter, normalize_nodes, per-element
+ * node counts, data-set normalisation and atomic energy offsets. Also: virial = sum x (x) f,
+ * per-atom energies sum to the energy, and the energy offsets enter as n2p2 adds them. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
