@@ -74,7 +74,8 @@ size_t pk_hdnnp_memory_usage(const pk_hdnnp_context *c)
     for (int t = 0; t < c->nthreads; t++) {
         const hdnnp_scratch *s = &c->th[t].s;
         b += s->env_buf.bytes + s->raw_buf.bytes + s->sf_buf.bytes + s->tmp_buf.bytes +
-             s->nn_buf.bytes + c->th[t].ew.bytes;
+             s->nn_buf.bytes + s->pair_buf.bytes + s->coef_buf.bytes + s->grp_buf.bytes +
+             s->wts_buf.bytes + c->th[t].ew.bytes;
     }
     return b;
 }
@@ -125,11 +126,10 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
     const int nsf = el->nsf;
     const hdnnp_env *e = &s->env;
     const size_t nwork = hdnnp_network_work_size(&el->net);
-    if (pk_buffer_reserve(&s->nn_buf, nwork + 2 * (size_t)nsf + 3 * (size_t)e->n, sizeof(double),
+    if (pk_buffer_reserve(&s->nn_buf, nwork + 2 * (size_t)nsf + 4 * (size_t)e->n, sizeof(double),
                           st))
         return st->code;
-    double *Gs = s->nn_buf.data, *dEdG = Gs + nsf, *gx = dEdG + nsf, *gy = gx + e->n,
-           *gz = gy + e->n, *work = gz + e->n;
+    double *Gs = s->nn_buf.data, *dEdG = Gs + nsf, *g = dEdG + nsf, *work = g + 4 * (size_t)e->n;
     for (int k = 0; k < nsf; k++) {
         const hdnnp_sf *sf = &el->sf[k];
         const double G = s->G[k];
@@ -145,12 +145,12 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
 
     /* dE_i/dx_n = sum_s c_s dG_s/dx_n, c_s = dE/dGs_s * factor_s / conv_energy; F_n = -that */
     for (int k = 0; k < nsf; k++) dEdG[k] *= el->sf[k].factor * ie;
-    hdnnp_contract(s, el, dEdG, gx, gy, gz);
+    hdnnp_contract(s, el, dEdG, g);
     double fix = 0.0, fiy = 0.0, fiz = 0.0;
     double *v = th->virial;
     for (int n = 0; n < e->n; n++) {
         const int j = e->idx[n];
-        const double fx = -gx[n], fy = -gy[n], fz = -gz[n];
+        const double fx = -g[4 * n], fy = -g[4 * n + 1], fz = -g[4 * n + 2];
         f[3 * j] += fx;
         f[3 * j + 1] += fy;
         f[3 * j + 2] += fz;

@@ -43,6 +43,49 @@ HDNNP_V4_INLINE hdnnp_v4 v4_select(hdnnp_v4i mask, hdnnp_v4 v)
     return (hdnnp_v4)(mask & (hdnnp_v4i)v);
 }
 
+HDNNP_V4_INLINE double v4_sum(hdnnp_v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+
+/* Bit l set where lane l of a comparison mask is true (one instruction with AVX). */
+HDNNP_V4_INLINE int v4_mask_bits(hdnnp_v4i m)
+{
+#if defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
+    return __builtin_ia32_movmskpd256((hdnnp_v4)m);
+#else
+    const hdnnp_v4i b = m & (hdnnp_v4i){1, 2, 4, 8};
+    return (int)((b[0] | b[1]) | (b[2] | b[3]));
+#endif
+}
+
+/* (v[i[0]], v[i[1]], v[i[2]], v[i[3]]) */
+HDNNP_V4_INLINE hdnnp_v4 v4_gather(const double *v, const int *i)
+{
+    return (hdnnp_v4){v[i[0]], v[i[1]], v[i[2]], v[i[3]]};
+}
+
+/* (a[i0], a[i1], a[i2], a[i3]) with indices 4..7 taking lanes of b */
+#if defined(__clang__)
+#define HDNNP_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define HDNNP_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (hdnnp_v4i){i0, i1, i2, i3})
+#endif
+
+/* g[4 idx[l] + 0..2] += (vx[l], vy[l], vz[l]) for the four lanes l, one lane after the other
+ * (indices may repeat): a 4x4 transpose, then one vector add per lane. */
+HDNNP_V4_INLINE void v4_add_lanes(double *g, const int *idx, hdnnp_v4 vx, hdnnp_v4 vy,
+                                  hdnnp_v4 vz)
+{
+    const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0};
+    const hdnnp_v4 t0 = HDNNP_SHUFFLE(vx, vy, 0, 4, 2, 6), t1 = HDNNP_SHUFFLE(vx, vy, 1, 5, 3, 7);
+    const hdnnp_v4 t2 = HDNNP_SHUFFLE(vz, zero, 0, 4, 2, 6);
+    const hdnnp_v4 t3 = HDNNP_SHUFFLE(vz, zero, 1, 5, 3, 7);
+    const hdnnp_v4 r[4] = {HDNNP_SHUFFLE(t0, t2, 0, 1, 4, 5), HDNNP_SHUFFLE(t1, t3, 0, 1, 4, 5),
+                           HDNNP_SHUFFLE(t0, t2, 2, 3, 6, 7), HDNNP_SHUFFLE(t1, t3, 2, 3, 6, 7)};
+    for (int l = 0; l < 4; l++) {
+        double *p = g + 4 * (size_t)idx[l];
+        v4_store(p, v4_load(p) + r[l]);
+    }
+}
+
 /* One centre atom's neighbours within the element's largest cutoff, sorted by element
  * (structure of arrays). */
 typedef struct {
@@ -53,22 +96,36 @@ typedef struct {
     int *idx;                            /* atom index in the caller's arrays */
 } hdnnp_env;
 
+/* Neighbours [n0, n1) of element e1 in an environment (all of them for e1 < 0). */
+static inline void hdnnp_group_range(const hdnnp_env *e, int e1, int *n0, int *n1)
+{
+    *n0 = e1 < 0 ? 0 : e->start[e1];
+    *n1 = e1 < 0 ? e->n : e->start[e1 + 1];
+}
+
 /* Contributing pairs (j, k) of one angular group, padded to a multiple of 4 with pairs of
  * zero weight. Per pair the group keeps HDNNP_PAIR_N geometric factors and, per function,
  * Y = 2^(1-zeta) E P^(zeta-1); with a = x_j - x_i, b = x_k - x_i, T = Y F P, q = zeta lambda
  * Y F, T2 = 2 eta T and YP = Y P, the gradients of one term are
  *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,
  *   A = -q CA - T2 UA + YP GA,  B = q IAB + T2 UC - YP GC,  C = -q CB - T2 UB + YP GB
- * (derivation in hdnnp_symfunc.c). Arrays of n doubles each, at coef + index * n. Pairs are
- * listed by increasing j. */
+ * (derivation in hdnnp_symfunc.c), where CA = cos/r_a^2, CB = cos/r_b^2, IAB = 1/(r_a r_b),
+ * UA = 1 - rs/r_a + UC and UB = 1 - rs/r_b + UC follow from cos, 1/r_a and 1/r_b (IB).
+ * Compact groups (types 21-25) keep per function Y = C_a (angular window) and then per
+ * function D = dC_a/dcos; there T = F Y, q = F D, T2 = 0, YP -> Y, and the U factors are
+ * unused. Arrays of n doubles each, at coef + index * n. Pairs are listed by increasing j;
+ * the padding repeats the last pair. */
 enum {
-    HDNNP_PAIR_COS, HDNNP_PAIR_F, HDNNP_PAIR_CA, HDNNP_PAIR_CB, HDNNP_PAIR_IAB, HDNNP_PAIR_UA,
-    HDNNP_PAIR_UB, HDNNP_PAIR_UC, HDNNP_PAIR_GA, HDNNP_PAIR_GB, HDNNP_PAIR_GC, HDNNP_PAIR_N
+    HDNNP_PAIR_COS, HDNNP_PAIR_F, HDNNP_PAIR_IB, HDNNP_PAIR_UC, HDNNP_PAIR_GA, HDNNP_PAIR_GB,
+    HDNNP_PAIR_GC, HDNNP_PAIR_BX, HDNNP_PAIR_BY, HDNNP_PAIR_BZ,   /* b = x_k - x_i */
+    HDNNP_PAIR_N
 };
 typedef struct {
     int off, n, nreal;   /* first pair in the scratch pair arrays, padded and real count */
     size_t coef;         /* offset of the group's factors, then Y of each function */
 } hdnnp_pairs;
+
+enum { HDNNP_FN_WEIGHTS_BYTES = 4 * sizeof(hdnnp_v4) };
 
 /* Scratch of one thread, grown on demand and reused. */
 typedef struct {
@@ -80,9 +137,11 @@ typedef struct {
     pk_buffer tmp_buf;      /* cutoff values, pair temporaries */
     pk_buffer nn_buf;       /* network input, dE/dG, activations */
     pk_buffer grp_buf;      /* hdnnp_pairs of the angular groups */
+    pk_buffer wts_buf;      /* hdnnp_contract: weights per function, HDNNP_FN_WEIGHTS_BYTES each */
     int cap;                /* env capacity the sf buffers were laid out for */
     double *G;              /* raw (unscaled) symmetry functions */
-    double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i) */
+    double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i), for the
+                             * neighbours n of its group (hdnnp_group_range) */
     double *fc, *dfc;       /* cutoff slot c: fc[c * cap + n] */
     int *pj, *pk;
     hdnnp_pairs *grp;       /* one per angular group */
@@ -102,10 +161,9 @@ pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int ce, const
  * hdnnp_contract builds their gradients. */
 pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st);
 
-/* gx[n] (gy, gz) = sum_s c[s] dG_s/dx_n for every neighbour n of the environment (x_n: its
- * position). The gradient with respect to the centre is minus the sum over n. */
-void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const double *c,
-                    double *gx, double *gy, double *gz);
+/* g[4 n + q] = sum_s c[s] dG_s/dx_n,q (q = 0, 1, 2; g[4 n + 3] unused) for every neighbour n
+ * of the environment. The gradient with respect to the centre is minus the sum over n. */
+void hdnnp_contract(hdnnp_scratch *s, const hdnnp_element *el, const double *c, double *g);
 
 /* Network of an element: energy output for scaled input Gs, and dE/dGs into dEdG. */
 double hdnnp_network_eval(const hdnnp_network *net, const double *Gs, double *dEdG,

@@ -16,24 +16,24 @@
  * exp(x) = 2^k exp(r), k = nearint(x / ln2), |r| <= ln2/2 (Cody-Waite split of ln2), exp(r)
  * by its Taylor polynomial of degree 13 (truncation error < 3e-18) evaluated with Estrin's
  * scheme. 2^k is assembled from the rounding trick x/ln2 + 1.5*2^52, whose low mantissa bits
- * hold k. */
+ * hold k. HDNNP_EXP_POLY is shared with the four-lane v4_exp (the macro works for double and
+ * vector operands alike). */
+#define HDNNP_EXP_SHIFT 6755399441055744.0   /* 1.5 * 2^52 */
+/* exp(r), |r| <= ln2/2, from r and its powers r2, r4, r8 (Estrin's scheme: a short chain) */
+#define HDNNP_EXP_POLY(r, r2, r4, r8)                                                         \
+    ((((1.0 + (r)) + (r2) * (0.5 + (r) * (1.0 / 6.0))) +                                      \
+      (r4) * ((1.0 / 24.0 + (r) * (1.0 / 120.0)) + (r2) * (1.0 / 720.0 + (r) * (1.0 / 5040.0)))) + \
+     (r8) * (((1.0 / 40320.0 + (r) * (1.0 / 362880.0)) +                                      \
+              (r2) * (1.0 / 3628800.0 + (r) * (1.0 / 39916800.0))) +                          \
+             (r4) * (1.0 / 479001600.0 + (r) * (1.0 / 6227020800.0))))
+
 static inline double hdnnp_exp(double x)
 {
     x = x < -708.0 ? -708.0 : x;
     x = x > 709.0 ? 709.0 : x;
-    const double shifter = 6755399441055744.0;          /* 1.5 * 2^52 */
-    const double kd = x * 1.4426950408889634 + shifter;
-    const double k = kd - shifter;
+    const double kd = x * 1.4426950408889634 + HDNNP_EXP_SHIFT, k = kd - HDNNP_EXP_SHIFT;
     const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
-    /* Estrin's scheme: the same polynomial with a short dependency chain */
-    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    const double p01 = 1.0 + r, p23 = 0.5 + r * (1.0 / 6.0);
-    const double p45 = 1.0 / 24.0 + r * (1.0 / 120.0), p67 = 1.0 / 720.0 + r * (1.0 / 5040.0);
-    const double p89 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
-    const double p1011 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
-    const double p1213 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
-    const double q0 = p01 + r2 * p23, q1 = p45 + r2 * p67, q2 = p89 + r2 * p1011;
-    const double p = (q0 + r4 * q1) + r8 * (q2 + r4 * p1213);
+    const double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4, p = HDNNP_EXP_POLY(r, r2, r4, r8);
     uint64_t bits;
     memcpy(&bits, &kd, sizeof bits);
     bits = (bits + 1023u) << 52;                        /* biased exponent k + 1023 */
@@ -42,10 +42,71 @@ static inline double hdnnp_exp(double x)
     return p * scale;
 }
 
+/* Core function f(x) and f'(x) for x in [0, 1) (n2p2 CoreFunction; see hdnnp_core). The
+ * polynomials are the complements of the smoothstep polynomials,
+ *   POLYn: f = 1 - S_n(x) = (1 - x)^(n+1) sum_{k=0}^{n} C(n+k, k) x^k,
+ *          f' = -(2n+1)!/(n!)^2 x^n (1 - x)^n,
+ * identical to n2p2's (2x - 3)x^2 + 1, ((15 - 6x)x - 10)x^3 + 1, ... but written so that
+ * they keep their relative accuracy near x = 1, where the expanded forms cancel. */
+static inline void hdnnp_core_fdf(hdnnp_core core, double x, double *f, double *df)
+{
+    const double u = 1.0 - x, xu = x * u;
+    switch (core) {
+    case HDNNP_CORE_EXP: {         /* f = e * exp(1/(x^2 - 1)) = exp(1 - 1/(1 - x^2)) */
+        const double t = 1.0 / ((x - 1.0) * (x + 1.0));
+        *f = HDNNP_E * hdnnp_exp(t);
+        *df = -2.0 * x * t * t * *f;
+        return;
+    }
+    case HDNNP_CORE_POLY1:
+        *f = u * u * (1.0 + 2.0 * x);
+        *df = -6.0 * xu;
+        return;
+    case HDNNP_CORE_POLY2:
+        *f = u * u * u * (1.0 + x * (3.0 + 6.0 * x));
+        *df = -30.0 * xu * xu;
+        return;
+    case HDNNP_CORE_POLY3: {
+        const double u2 = u * u;
+        *f = u2 * u2 * (1.0 + x * (4.0 + x * (10.0 + 20.0 * x)));
+        *df = -140.0 * xu * xu * xu;
+        return;
+    }
+    case HDNNP_CORE_POLY4: {
+        const double u2 = u * u, xu2 = xu * xu;
+        *f = u2 * u2 * u * (1.0 + x * (5.0 + x * (15.0 + x * (35.0 + 70.0 * x))));
+        *df = -630.0 * xu2 * xu2;
+        return;
+    }
+    }
+    *f = *df = 0.0;
+}
+
+/* Compact window of the types 20-25 (n2p2 CompactFunction): C(r) = core(y), y = |r - c| hw
+ * (y (2 - y) with asym), zero outside the open interval (lo, hi). Also used for angles. */
+static inline void hdnnp_window_fdf(hdnnp_core core, int asym, double lo, double hi, double c,
+                                    double hw, double r, double *f, double *df)
+{
+    const double y = fabs(r - c) * hw;
+    if (!(r > lo && r < hi) || y >= 1.0) {
+        *f = *df = 0.0;
+        return;
+    }
+    const double x = asym ? y * (2.0 - y) : y;
+    hdnnp_core_fdf(core, x, f, df);
+    /* dC/dr = f'(x) dx/dy dy/dr */
+    *df *= (asym ? 2.0 - 2.0 * y : 1.0) * (r < c ? -hw : hw);
+}
+
 /* n2p2 cutoff functions f_c(r) and df_c/dr (CutoffFunction.h): zero for r >= rc; types with
- * an inner cutoff are 1 below rci = alpha rc and f(x) of x = (r - rci)/(rc - rci) above. */
+ * an inner cutoff are 1 below rci = alpha rc and f(x) of x = (r - rci)/(rc - rci) above.
+ * HDNNP_CT_COMPACT: the compact window. */
 static inline void hdnnp_cutoff_fdf(const hdnnp_cutoff *c, double r, double *f, double *df)
 {
+    if (c->type == HDNNP_CT_COMPACT) {
+        hdnnp_window_fdf(c->core, c->asym, c->rl, c->rc, c->center, c->hw, r, f, df);
+        return;
+    }
     if (r >= c->rc) {
         *f = 0.0;
         *df = 0.0;
@@ -73,37 +134,13 @@ static inline void hdnnp_cutoff_fdf(const hdnnp_cutoff *c, double r, double *f, 
     }
     const double x = (r - c->rci) * c->iw;
     double fx, dfx;
-    switch (c->type) {
-    case HDNNP_CT_COS:
+    if (c->type == HDNNP_CT_COS) {
         fx = 0.5 * (cos(HDNNP_PI * x) + 1.0);
         dfx = -0.5 * HDNNP_PI * sin(HDNNP_PI * x);
-        break;
-    case HDNNP_CT_EXP: {           /* f = e * exp(1/(x^2 - 1)) = exp(1 - 1/(1 - x^2)) */
-        const double t = 1.0 / (x * x - 1.0);
-        fx = HDNNP_E * hdnnp_exp(t);
-        dfx = -2.0 * x * t * t * fx;
-        break;
-    }
-    case HDNNP_CT_POLY1:           /* (2x - 3) x^2 + 1 */
-        fx = (2.0 * x - 3.0) * x * x + 1.0;
-        dfx = x * (6.0 * x - 6.0);
-        break;
-    case HDNNP_CT_POLY2:           /* ((15 - 6x) x - 10) x^3 + 1 */
-        fx = ((15.0 - 6.0 * x) * x - 10.0) * x * x * x + 1.0;
-        dfx = x * x * ((60.0 - 30.0 * x) * x - 30.0);
-        break;
-    case HDNNP_CT_POLY3: {         /* (x (x (20x - 70) + 84) - 35) x^4 + 1 */
-        const double x2 = x * x;
-        fx = (x * (x * (20.0 * x - 70.0) + 84.0) - 35.0) * x2 * x2 + 1.0;
-        dfx = x2 * x * (x * (x * (140.0 * x - 420.0) + 420.0) - 140.0);
-        break;
-    }
-    default: {                     /* POLY4: (x (x ((315 - 70x) x - 540) + 420) - 126) x^5 + 1 */
-        const double x4 = x * x * x * x;
-        fx = (x * (x * ((315.0 - 70.0 * x) * x - 540.0) + 420.0) - 126.0) * x * x4 + 1.0;
-        dfx = x4 * (x * (x * ((2520.0 - 630.0 * x) * x - 3780.0) + 2520.0) - 630.0);
-        break;
-    }
+    } else {   /* EXP, POLY1-4: the core functions */
+        static const hdnnp_core cores[] = {HDNNP_CORE_EXP, HDNNP_CORE_POLY1, HDNNP_CORE_POLY2,
+                                           HDNNP_CORE_POLY3, HDNNP_CORE_POLY4};
+        hdnnp_core_fdf(cores[c->type - HDNNP_CT_EXP], x, &fx, &dfx);
     }
     *f = fx;
     *df = dfx * c->iw;

@@ -2,9 +2,9 @@
  *
  * What n2p2 does and we reproduce (n2p2 Mode.cpp / Element.cpp / SymFnc*.cpp):
  * - elements are ordered by atomic number;
- * - each element's symmetry functions are sorted by (type, cutoff, rc, eta, rs, zeta,
- *   lambda, e1, e2); that order is the network input order and the row order of
- *   scaling.data, whose rows come element after element;
+ * - each element's symmetry functions are sorted (cmp_sf: by type, then by the type's own
+ *   parameters); that order is the network input order and the row order of scaling.data,
+ *   whose rows come element after element;
  * - the output neuron is linear whatever the last activation letter says;
  * - weights files list, layer by layer, for each source neuron its weights to all target
  *   neurons, then the layer's biases; only the first column counts. */
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hdnnp_math.h"
 #include "hdnnp_model.h"
 
 enum { MAX_TOK = 32, LINE_LEN = 1024 };
@@ -344,6 +345,55 @@ static pk_code read_cutoff_and_scaling(pk_hdnnp_model *m, const nn_file *f, pk_s
 
 /* ---- symmetry functions -------------------------------------------------------------------- */
 
+/* Compact-function subtype of types 20-25, accepted as n2p2's
+ * SymFncBaseComp::setCompactFunction does: "p1".."p4" with an optional "a" (asymmetric
+ * radial window), or any word of at most 3 characters starting with "e" (exponential core). */
+static pk_code parse_compact(const nn_file *f, const nn_line *l, int t, hdnnp_sf *s,
+                             pk_status *st)
+{
+    const char *w = l->tok[t];
+    const size_t len = strlen(w);
+    s->asym = 0;
+    if (len >= 1 && len <= 3 && w[0] == 'e') {
+        s->core = HDNNP_CORE_EXP;
+    } else if (len >= 2 && len <= 3 && w[0] == 'p' && w[1] >= '1' && w[1] <= '4' &&
+               (len == 2 || w[2] == 'a')) {
+        s->core = (hdnnp_core)(HDNNP_CORE_POLY1 + (w[1] - '1'));
+        s->asym = len == 3;
+    } else {
+        return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
+                          "symfunction_short type %d: unknown compact function '%s' (n2p2 "
+                          "subtypes: p1 p2 p3 p4, p1a p2a p3a p4a, e)", s->type, w);
+    }
+    memcpy(s->subtype, w, len + 1);
+    return PK_OK;
+}
+
+/* Parameter ranges of the compact types as n2p2 checks them; the angular window in radians. */
+static pk_code check_compact(const nn_file *f, const nn_line *l, hdnnp_sf *s, pk_status *st)
+{
+    if (!(s->rl < s->rc))
+        return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
+                          "symfunction_short type %d: need rl < rc (rl %g, rc %g)", s->type, s->rl,
+                          s->rc);
+    if (hdnnp_type_radial(s->type)) return PK_OK;
+    const double al = s->aleft, ar = s->aright, centre = 0.5 * (al + ar);
+    if (!(al < ar))
+        return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
+                          "symfunction_short type %d: left angle %g must be below right angle %g",
+                          s->type, al, ar);
+    if ((al < 0.0 && centre != 0.0) || (ar > 180.0 && centre != 180.0) || ar - al > 360.0)
+        return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
+                          "symfunction_short type %d: angle window [%g, %g] leaves [0, 180] "
+                          "without being centred on 0 or 180 (or spans more than 360)", s->type,
+                          al, ar);
+    s->rad_left = al * HDNNP_PI / 180.0;
+    s->rad_right = ar * HDNNP_PI / 180.0;
+    s->rad_center = 0.5 * (s->rad_left + s->rad_right);
+    s->rad_hw = 1.0 / (0.5 * (s->rad_right - s->rad_left));
+    return PK_OK;
+}
+
 static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line *l, int *elem,
                              hdnnp_sf *s, pk_status *st)
 {
@@ -386,10 +436,42 @@ static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line 
             parse_double(f, l, 7, &s->rc, st))
             return st->code;
         break;
+    case 20: /* ec 20 e1 rl rc subtype */
+        need = 7;
+        if (l->ntok != need) break;
+        if (need_element(m, f, l, 3, &s->e1, st) || parse_double(f, l, 4, &s->rl, st) ||
+            parse_double(f, l, 5, &s->rc, st) || parse_compact(f, l, 6, s, st))
+            return st->code;
+        break;
+    case 21: case 22: /* ec t e1 e2 rl rc left right subtype */
+        need = 10;
+        if (l->ntok != need) break;
+        if (need_element(m, f, l, 3, &s->e1, st) || need_element(m, f, l, 4, &s->e2, st) ||
+            parse_double(f, l, 5, &s->rl, st) || parse_double(f, l, 6, &s->rc, st) ||
+            parse_double(f, l, 7, &s->aleft, st) || parse_double(f, l, 8, &s->aright, st) ||
+            parse_compact(f, l, 9, s, st))
+            return st->code;
+        if (s->e1 > s->e2) { int t = s->e1; s->e1 = s->e2; s->e2 = t; }
+        break;
+    case 23: /* ec 23 rl rc subtype */
+        need = 6;
+        if (l->ntok != need) break;
+        if (parse_double(f, l, 3, &s->rl, st) || parse_double(f, l, 4, &s->rc, st) ||
+            parse_compact(f, l, 5, s, st))
+            return st->code;
+        break;
+    case 24: case 25: /* ec t rl rc left right subtype */
+        need = 8;
+        if (l->ntok != need) break;
+        if (parse_double(f, l, 3, &s->rl, st) || parse_double(f, l, 4, &s->rc, st) ||
+            parse_double(f, l, 5, &s->aleft, st) || parse_double(f, l, 6, &s->aright, st) ||
+            parse_compact(f, l, 7, s, st))
+            return st->code;
+        break;
     default:
         return pk_fail_at(st, PK_ERR_UNSUPPORTED, f->path, l->line,
                           "symmetry function type %d is not supported by hdnnp/pk "
-                          "(supported: 2, 3, 9, 12, 13)", s->type);
+                          "(supported: 2, 3, 9, 12, 13, 20-25)", s->type);
     }
     if (l->ntok != need)
         return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
@@ -398,6 +480,7 @@ static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line 
     if (!(s->rc > 0.0) || s->eta < 0.0)
         return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
                           "symfunction_short: need rc > 0 and eta >= 0");
+    if (hdnnp_type_compact(s->type)) return check_compact(f, l, s, st);
     if (s->type == 3 || s->type == 9 || s->type == 13) {
         if (s->lambda != 1.0 && s->lambda != -1.0)
             return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
@@ -412,12 +495,26 @@ static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line 
     return PK_OK;
 }
 
-/* n2p2 operator< of the SymFnc classes (same element, so ec is equal). */
+/* n2p2 operator< of the SymFnc classes (same element, so ec is equal): by type, then for
+ * the compact types by subtype (as a string), e1, e2, rc, rl, left and right angle, for the
+ * others by rc, eta, rs, zeta, lambda, e1, e2. */
 static int cmp_sf(const void *a, const void *b)
 {
     const hdnnp_sf *x = a, *y = b;
 #define HDNNP_CMP(field) if (x->field != y->field) return x->field < y->field ? -1 : 1
     HDNNP_CMP(type);
+    if (hdnnp_type_compact(x->type)) {
+        const int c = strcmp(x->subtype, y->subtype);
+        if (c) return c < 0 ? -1 : 1;
+        HDNNP_CMP(e1);
+        HDNNP_CMP(e2);
+        HDNNP_CMP(rc);
+        HDNNP_CMP(rl);
+        HDNNP_CMP(aleft);
+        HDNNP_CMP(aright);
+        HDNNP_CMP(line);
+        return 0;
+    }
     HDNNP_CMP(rc);
     HDNNP_CMP(eta);
     HDNNP_CMP(rs);
@@ -430,65 +527,185 @@ static int cmp_sf(const void *a, const void *b)
     return 0;
 }
 
+/* The radial factor (cutoff function or compact window) of a symmetry function. */
+static hdnnp_cutoff radial_factor(const pk_hdnnp_model *m, const hdnnp_sf *sf)
+{
+    hdnnp_cutoff cu = {0};
+    cu.rc = sf->rc;
+    cu.irc = 1.0 / sf->rc;
+    cu.rl = -1.0;
+    if (hdnnp_type_compact(sf->type)) {
+        cu.type = HDNNP_CT_COMPACT;
+        cu.rl = sf->rl;
+        cu.center = 0.5 * (sf->rl + sf->rc);
+        cu.hw = 1.0 / (0.5 * (sf->rc - sf->rl));
+        cu.core = sf->core;
+        cu.asym = sf->asym;
+        return cu;
+    }
+    cu.type = m->cutoff_type;
+    cu.alpha = m->cutoff_alpha;
+    cu.rci = cu.alpha * cu.rc;
+    cu.iw = 1.0 / (cu.rc - cu.rci);
+    cu.pre = cu.type == HDNNP_CT_TANH ? 1.0 / (tanh(1.0) * tanh(1.0) * tanh(1.0)) : 1.0;
+    return cu;
+}
+
+static int same_factor(const hdnnp_cutoff *a, const hdnnp_cutoff *b)
+{
+    return a->type == b->type && a->rc == b->rc && a->rl == b->rl && a->core == b->core &&
+           a->asym == b->asym;
+}
+
+/* The exponential slots of a group (hdnnp_group) for its distinct etas eta[0..neta): slot of
+ * each in slot_of. A multiple n of the base eta is built from the powers already there: as a
+ * sum of two of them, else from n/2 (even n) or n - 1 (odd n); where that takes more than
+ * HDNNP_MAX_EXP_OPS new products, a direct exponential is cheaper. */
+enum { HDNNP_MAX_EXP_OPS = 4 };
+
+typedef struct {
+    hdnnp_group *g;
+    int memo[HDNNP_MAX_EXP_POW + 1];   /* slot holding base^n, or -1 */
+} exp_plan;
+
+static int product_slot(hdnnp_group *g, int a, int b)
+{
+    g->op_a[g->nslot] = a;
+    g->op_b[g->nslot] = b;
+    return g->nslot++;
+}
+
+static int power_slot(exp_plan *p, int n)
+{
+    if (p->memo[n] >= 0) return p->memo[n];
+    for (int a = 1; a <= n / 2; a++)
+        if (p->memo[a] >= 0 && p->memo[n - a] >= 0)
+            return p->memo[n] = product_slot(p->g, p->memo[a], p->memo[n - a]);
+    const int a = n % 2 ? power_slot(p, n - 1) : power_slot(p, n / 2);
+    return p->memo[n] = product_slot(p->g, a, n % 2 ? p->memo[1] : a);
+}
+
+static int direct_slot(hdnnp_group *g, double eta)
+{
+    g->op_a[g->nslot] = g->op_b[g->nslot] = -1;
+    g->slot_eta[g->nslot] = eta;
+    return g->nslot++;
+}
+
+static void plan_exps(hdnnp_group *g, const double *eta, int neta, int *slot_of)
+{
+    int base = -1;
+    for (int x = 0; x < neta; x++)
+        if (eta[x] > 0.0 && (base < 0 || eta[x] < eta[base])) base = x;
+    exp_plan p = {g, {0}};
+    for (int n = 0; n <= HDNNP_MAX_EXP_POW; n++) p.memo[n] = -1;
+    for (int x = 0; x < neta; x++) slot_of[x] = -1;
+    g->nslot = 0;
+    if (base >= 0) p.memo[1] = slot_of[base] = direct_slot(g, eta[base]);
+    for (int n = 2; base >= 0 && n <= HDNNP_MAX_EXP_POW; n++)   /* multiples, increasing */
+        for (int x = 0; x < neta; x++) {
+            const double ratio = eta[x] / eta[base];
+            if (lround(ratio) != n || fabs(ratio - n) > 1e-12 * ratio) continue;
+            const exp_plan before = p;
+            const int nslot = g->nslot;
+            slot_of[x] = power_slot(&p, n);
+            if (g->nslot - nslot > HDNNP_MAX_EXP_OPS) {   /* undo: a direct one is cheaper */
+                p = before;
+                g->nslot = nslot;
+                slot_of[x] = -1;
+            }
+        }
+    for (int x = 0; x < neta; x++)
+        if (slot_of[x] < 0) slot_of[x] = direct_slot(g, eta[x]);
+}
+
+/* Add symmetry function s to the group of its kind in groups[0..*n), opening one if needed. */
+static pk_code add_to_group(hdnnp_element *el, hdnnp_group *groups, int *n, int s,
+                            pk_status *st)
+{
+    const hdnnp_sf *sf = &el->sf[s];
+    int g;
+    for (g = 0; g < *n; g++) {
+        const hdnnp_group *a = &groups[g];
+        if (a->type == sf->type && a->e1 == sf->e1 && a->e2 == sf->e2 && a->cut == sf->cut &&
+            a->rs == sf->rs)
+            break;
+    }
+    hdnnp_group *a = &groups[g];
+    if (g == *n) {
+        (*n)++;
+        a->type = sf->type;
+        a->e1 = sf->e1;
+        a->e2 = sf->e2;
+        a->cut = sf->cut;
+        a->rs = sf->rs;
+        /* slots: at most one per distinct eta and one per power 2..HDNNP_MAX_EXP_POW */
+        const size_t nslot_max = (size_t)el->nsf + HDNNP_MAX_EXP_POW;
+        a->sf = malloc(sizeof(int) * (size_t)el->nsf);
+        a->sf_slot = malloc(sizeof(int) * (size_t)el->nsf);
+        a->slot_eta = calloc(nslot_max, sizeof(double));
+        a->op_a = calloc(nslot_max, sizeof(int));
+        a->op_b = calloc(nslot_max, sizeof(int));
+        if (!a->sf || !a->sf_slot || !a->slot_eta || !a->op_a || !a->op_b)
+            return pk_fail(st, PK_ERR_MEMORY, "out of memory");
+    }
+    a->sf[a->nsf++] = s;
+    return PK_OK;
+}
+
+/* Distinct etas of a group, then its exponential slots. */
+static pk_code plan_group_exps(const hdnnp_element *el, hdnnp_group *a, pk_status *st)
+{
+    double *eta = malloc(sizeof(double) * (size_t)a->nsf);
+    int *which = malloc(sizeof(int) * 2 * (size_t)a->nsf);   /* then the slot of each eta */
+    if (!eta || !which) {
+        free(eta);
+        free(which);
+        return pk_fail(st, PK_ERR_MEMORY, "out of memory");
+    }
+    int *slot_of = which + a->nsf, neta = 0;
+    for (int m = 0; m < a->nsf; m++) {
+        const double e = el->sf[a->sf[m]].eta;
+        int x;
+        for (x = 0; x < neta && eta[x] != e; x++) {}
+        if (x == neta) eta[neta++] = e;
+        which[m] = x;
+    }
+    plan_exps(a, eta, neta, slot_of);
+    for (int m = 0; m < a->nsf; m++) a->sf_slot[m] = slot_of[which[m]];
+    free(eta);
+    free(which);
+    return PK_OK;
+}
+
 static pk_code build_groups(pk_hdnnp_model *m, hdnnp_element *el, pk_status *st)
 {
     el->rcmax = 0.0;
     el->ncut = 0;
+    el->cut = calloc((size_t)el->nsf, sizeof *el->cut);
+    if (!el->cut) return pk_fail(st, PK_ERR_MEMORY, "out of memory");
     for (int s = 0; s < el->nsf; s++) {
         hdnnp_sf *sf = &el->sf[s];
+        const hdnnp_cutoff cu = radial_factor(m, sf);
         int c;
-        for (c = 0; c < el->ncut && el->cut[c].rc != sf->rc; c++) {}
-        if (c == el->ncut) {
-            if (c == HDNNP_MAX_CUTOFFS)
-                return pk_fail(st, PK_ERR_UNSUPPORTED, "element %s: more than %d distinct "
-                               "cutoff radii", el->symbol, HDNNP_MAX_CUTOFFS);
-            hdnnp_cutoff *cu = &el->cut[el->ncut++];
-            cu->type = m->cutoff_type;
-            cu->rc = sf->rc;
-            cu->alpha = m->cutoff_alpha;
-            cu->rci = cu->alpha * cu->rc;
-            cu->iw = 1.0 / (cu->rc - cu->rci);
-            cu->pre = cu->type == HDNNP_CT_TANH ? 1.0 / (tanh(1.0) * tanh(1.0) * tanh(1.0)) : 1.0;
-        }
+        for (c = 0; c < el->ncut && !same_factor(&el->cut[c], &cu); c++) {}
+        if (c == el->ncut) el->cut[el->ncut++] = cu;
         sf->cut = c;
         if (sf->rc > el->rcmax) el->rcmax = sf->rc;
     }
-    el->radial = malloc(sizeof(int) * (size_t)(el->nsf + 1));
-    el->angular = calloc((size_t)el->nsf + 1, sizeof *el->angular);
+    el->radial = calloc((size_t)el->nsf, sizeof *el->radial);
+    el->angular = calloc((size_t)el->nsf, sizeof *el->angular);
     if (!el->radial || !el->angular) return pk_fail(st, PK_ERR_MEMORY, "out of memory");
     for (int s = 0; s < el->nsf; s++) {
-        const hdnnp_sf *sf = &el->sf[s];
-        if (sf->type == 2 || sf->type == 12) {
-            el->radial[el->nradial++] = s;
-            continue;
-        }
-        int g;
-        for (g = 0; g < el->nangular; g++) {
-            const hdnnp_angular_group *a = &el->angular[g];
-            if (a->type == sf->type && a->e1 == sf->e1 && a->e2 == sf->e2 && a->cut == sf->cut &&
-                a->rs == sf->rs)
-                break;
-        }
-        hdnnp_angular_group *a = &el->angular[g];
-        if (g == el->nangular) {
-            el->nangular++;
-            a->type = sf->type;
-            a->e1 = sf->e1;
-            a->e2 = sf->e2;
-            a->cut = sf->cut;
-            a->rs = sf->rs;
-            a->sf = malloc(sizeof(int) * (size_t)el->nsf);
-            a->sf_exp = malloc(sizeof(int) * (size_t)el->nsf);
-            a->exp_eta = malloc(sizeof(double) * (size_t)el->nsf);
-            if (!a->sf || !a->sf_exp || !a->exp_eta)
-                return pk_fail(st, PK_ERR_MEMORY, "out of memory");
-        }
-        int x;
-        for (x = 0; x < a->nexp && a->exp_eta[x] != sf->eta; x++) {}
-        if (x == a->nexp) a->exp_eta[a->nexp++] = sf->eta;
-        a->sf_exp[a->nsf] = x;
-        a->sf[a->nsf++] = s;
+        const int radial = hdnnp_type_radial(el->sf[s].type);
+        if (add_to_group(el, radial ? el->radial : el->angular,
+                         radial ? &el->nradial : &el->nangular, s, st))
+            return st->code;
     }
+    for (int g = 0; g < el->nradial; g++)
+        if (plan_group_exps(el, &el->radial[g], st)) return st->code;
+    for (int g = 0; g < el->nangular; g++)
+        if (plan_group_exps(el, &el->angular[g], st)) return st->code;
     if (el->rcmax > m->rcmax) m->rcmax = el->rcmax;
     return PK_OK;
 }
@@ -737,13 +954,17 @@ void pk_hdnnp_model_free(pk_hdnnp_model *m)
     if (!m) return;
     for (int e = 0; e < HDNNP_MAX_ELEMENTS; e++) {
         hdnnp_element *el = &m->el[e];
-        for (int g = 0; g < el->nangular; g++) {
-            free(el->angular[g].sf);
-            free(el->angular[g].sf_exp);
-            free(el->angular[g].exp_eta);
+        for (int k = 0; k < el->nradial + el->nangular; k++) {
+            hdnnp_group *g = k < el->nradial ? &el->radial[k] : &el->angular[k - el->nradial];
+            free(g->sf);
+            free(g->sf_slot);
+            free(g->slot_eta);
+            free(g->op_a);
+            free(g->op_b);
         }
         free(el->angular);
         free(el->radial);
+        free(el->cut);
         free(el->sf);
         for (int l = 0; l < HDNNP_MAX_LAYERS; l++) {
             free(el->net.w[l]);
@@ -776,7 +997,15 @@ const char *pk_hdnnp_describe_symfunc(const pk_hdnnp_model *m, int e, int s, cha
     const hdnnp_sf *sf = &m->el[e].sf[s];
     const char *e1 = sf->e1 >= 0 ? m->el[sf->e1].symbol : "*";
     const char *e2 = sf->e2 >= 0 ? m->el[sf->e2].symbol : "*";
-    if (sf->type == 2 || sf->type == 12)
+    if (sf->type == 20 || sf->type == 23)
+        snprintf(buf, len, "%s SF %d (input.nn line %d: type %d, neighbour %s, rl %g, rc %g, "
+                 "subtype %s)", m->el[e].symbol, s + 1, sf->line, sf->type, e1, sf->rl, sf->rc,
+                 sf->subtype);
+    else if (hdnnp_type_compact(sf->type))
+        snprintf(buf, len, "%s SF %d (input.nn line %d: type %d, neighbours %s %s, rl %g, rc %g, "
+                 "angles %g to %g, subtype %s)", m->el[e].symbol, s + 1, sf->line, sf->type, e1,
+                 e2, sf->rl, sf->rc, sf->aleft, sf->aright, sf->subtype);
+    else if (sf->type == 2 || sf->type == 12)
         snprintf(buf, len, "%s SF %d (input.nn line %d: type %d, neighbour %s, eta %g, rs %g, "
                  "rc %g)", m->el[e].symbol, s + 1, sf->line, sf->type, e1, sf->eta, sf->rs, sf->rc);
     else

@@ -1,6 +1,7 @@
 /* Symmetry functions of one atomic environment and their derivative coefficients (n2p2 types
  * 2, 3, 9, 12, 13; definitions of n2p2's SymFncExpRad, SymFncExpAngn, SymFncExpAngw,
- * SymFncExpRadWeighted, SymFncExpAngnWeighted).
+ * SymFncExpRadWeighted, SymFncExpAngnWeighted; and the compact-support types 20-25,
+ * SymFncCompRad, SymFncCompAngn, SymFncCompAngw and their weighted variants).
  *
  * Radial (type 2; type 12 weights each neighbour with its atomic number Z_j):
  *   G = sum_j w_j exp(-eta (r_ij - rs)^2) fc(r_ij),   dG/dx_j = d_j (x_j - x_i),
@@ -10,6 +11,11 @@
  *       exp(-eta [(r_ij-rs)^2 + (r_ik-rs)^2 (+ (r_jk-rs)^2)]) fc(r_ij) fc(r_ik) (fc(r_jk))
  *   with the term set to zero where 1 + lambda cos <= 0, and for narrow functions only pairs
  *   with r_jk < rc.
+ * Compact (Bircher, Singraber, Dellago, arXiv:2010.14414): with the window C(r) on (rl, rc)
+ * of hdnnp_window_fdf in place of fc and C_a(t) on the angular window [left, right],
+ *   20: G = sum_j C(r_ij) (23: times Z_j), i.e. types 2 and 12 with eta = 0 and fc = C;
+ *   21: G = sum_{j<k} C(r_ij) C(r_ik) C(r_jk) C_a(t_ijk), 22 without C(r_jk), 24 and 25 the
+ *       same weighted with Z_j Z_k over all pairs; terms with cos t = +-1 are dropped.
  *
  * Gradients. With a = x_j - x_i, b = x_k - x_i, c = b - a and one term T = Y F P, where
  * P = 1 + lambda cos, Y = 2^(1-zeta) w E P^(zeta-1), F = fc_a fc_b fc_c, q = zeta lambda Y F:
@@ -20,24 +26,31 @@
  * and because c = b - a both are combinations of a and b only:
  *   dT/dx_j = A a + B b,  dT/dx_k = B a + C b,  dT/dx_i = -(dT/dx_j + dT/dx_k),
  *   A = alpha_a - gamma,  B = beta + gamma,  C = alpha_b - gamma.
+ * A compact term T = F C_a(t) has the same form with eta = 0, Y P -> C_a and
+ * q = F dC_a/dcos (dt/dcos = -1/sin t).
  *
- * Organisation. Each angular group (functions sharing type, neighbour elements, cutoff and
- * rs) first lists its contributing pairs (both atoms inside the cutoff, and each other's for
- * narrow functions: about half of all pairs), then computes per pair, once for the whole
- * group, cos, the cutoff products, the geometric factors of A, B and C and one exponential
- * per distinct eta. Every function of the group is then one vectorised loop over the pairs
- * that sums T and stores Y. Gradients are never formed per function: hdnnp_contract weights
- * the Y of all functions with dE/dG first, builds A, B, C of the weighted sum and touches
- * the atoms once per pair. */
+ * Organisation. Functions sharing type, neighbour elements, radial factor and rs form a group
+ * (hdnnp_group). A radial group computes the distances' exponentials once (integer multiples
+ * of the smallest eta as its powers) and then each function in one vector loop. An angular
+ * group first lists its contributing pairs (both atoms inside the cutoff, and each other's
+ * for narrow functions: about half of all pairs), four candidates at a time, by increasing
+ * j; then, four pairs at a time, computes once for the whole group cos, the radial factors
+ * (fc(r_jk) included), the geometric factors of A, B and C and S; then the exponentials of
+ * the group's etas from S. Every function of the group is one vector loop over the pairs that
+ * sums T and stores Y. Gradients are never formed per function: hdnnp_contract weights the
+ * Y of all functions with dE/dG first, builds A, B, C of the weighted sum and touches the
+ * atoms once per pair. */
 #include <math.h>
 #include <string.h>
 
 #include "hdnnp_kernel.h"
 #include "hdnnp_math.h"
+#include "hdnnp_vmath.h"
 
-/* Per-pair temporaries of one angular group, each tcap doubles; then one array of
- * exponentials per distinct eta. */
-enum { P_R2, P_RC, P_IC, P_FCC, P_DFCC, P_S, P_PW, P_NFIXED };
+/* Per-pair temporaries of one angular group, each tcap doubles: S, P^(zeta-1) for a
+ * non-integer zeta, the angle and d(angle)/d(cos) (compact types); then the exponential
+ * slots. */
+enum { P_S, P_PW, P_TH, P_DTH, P_NFIXED };
 
 static pk_code reserve_env(hdnnp_scratch *s, int n, pk_status *st)
 {
@@ -107,121 +120,158 @@ HDNNP_HOT pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int
         e->r[p] = sqrt(e->r[p]);
         e->rinv[p] = 1.0 / e->r[p];
     }
+    for (int p = n; p < n + 4; p++)   /* read (and masked) by the vector loops of list_pairs */
+        e->x[p] = e->y[p] = e->z[p] = e->r[p] = 0.0;
     return PK_OK;
 }
 
-/* f_c and f_c' for r[k], k in [k0, k1). Branch-free for the common types so it vectorises. */
-HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int k0, int k1, const double *r,
-                                    double *f, double *df)
+/* f_c and f_c' of the n distances r; r, f and df are readable and writable 4 entries past n. */
+HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int n, const double *r, double *f,
+                                    double *df)
 {
-    const double rc = c->rc, irc = 1.0 / rc;
-    switch (c->type) {
-    case HDNNP_CT_TANHU:
-    case HDNNP_CT_TANH: {
-        const double pre = c->pre;
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-            const double e = hdnnp_exp(-2.0 * (1.0 - r[k] * irc));
-            const double t = (1.0 - e) / (1.0 + e);    /* tanh(1 - r/rc) */
-            const double t2 = t * t;
-            const int in = r[k] < rc;
-            f[k] = in ? pre * t * t2 : 0.0;
-            df[k] = in ? 3.0 * pre * t2 * (t2 - 1.0) * irc : 0.0;
-        }
-        break;
-    }
-    case HDNNP_CT_POLY2: {
-        const double rci = c->rci, iw = c->iw;
-#pragma omp simd
-        for (int k = k0; k < k1; k++) {
-            double x = (r[k] - rci) * iw;
-            x = x < 0.0 ? 0.0 : x;
-            const int in = r[k] < rc;
-            f[k] = in ? ((15.0 - 6.0 * x) * x - 10.0) * x * x * x + 1.0 : 0.0;
-            df[k] = in ? x * x * ((60.0 - 30.0 * x) * x - 30.0) * iw : 0.0;
-        }
-        break;
-    }
-    default:
-        for (int k = k0; k < k1; k++) hdnnp_cutoff_fdf(c, r[k], &f[k], &df[k]);
-        break;
+    for (int k = 0; k < n; k += 4) {
+        hdnnp_v4 fv, dv;
+        v4_cutoff_fdf(c, v4_load(r + k), &fv, &dv);
+        v4_store(f + k, fv);
+        v4_store(df + k, dv);
     }
 }
 
-/* Radial function: value and the coefficients d_n of its gradient (d_n (x_n - x_i)). */
+/* exp(-eta S[k]) of every exponential slot of a group (hdnnp_group) for k in [k0, k1): slot
+ * q at E + q * stride. */
+static void group_exps(const hdnnp_group *grp, const double *S, double *E, size_t stride,
+                       int k0, int k1)
+{
+    for (int q = 0; q < grp->nslot; q++) {
+        double *Eq = E + (size_t)q * stride;
+        if (grp->op_a[q] < 0) {
+            const double eta = grp->slot_eta[q];
+#pragma omp simd
+            for (int k = k0; k < k1; k++) Eq[k] = hdnnp_exp(-eta * S[k]);
+            continue;
+        }
+        const double *A = E + (size_t)grp->op_a[q] * stride, *B = E + (size_t)grp->op_b[q] * stride;
+#pragma omp simd
+        for (int k = k0; k < k1; k++) Eq[k] = A[k] * B[k];
+    }
+}
+
+/* Radial functions of one group: values and the coefficients d_n of their gradients
+ * (d_n (x_n - x_i)) for the group's neighbours; the distances and exponentials are shared. */
 static inline __attribute__((always_inline)) void
-radial_impl(hdnnp_scratch *s, const hdnnp_element *el, int isf, const int weighted)
+radial_group_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
+                  const int weighted)
 {
     const hdnnp_env *e = &s->env;
-    const hdnnp_sf *sf = &el->sf[isf];
     const size_t cap = (size_t)s->cap;
-    const int n0 = weighted ? 0 : e->start[sf->e1], n1 = weighted ? e->n : e->start[sf->e1 + 1];
-    const double *fc = s->fc + sf->cut * cap, *dfc = s->dfc + sf->cut * cap;
-    double *d = s->rcoef + (size_t)isf * cap;
-    const double eta = sf->eta, rs = sf->rs;
-    double val = 0.0;
-    for (int n = 0; n < e->n; n++) d[n] = 0.0;
+    int n0, n1;
+    hdnnp_group_range(e, grp->e1, &n0, &n1);
+    const double *fc = s->fc + grp->cut * cap, *dfc = s->dfc + grp->cut * cap;
+    const double rs = grp->rs;
+    double *S = s->t, *E = S + cap;   /* (r - rs)^2, then the exponential slots */
+#pragma omp simd
+    for (int n = n0; n < n1; n++) S[n] = (e->r[n] - rs) * (e->r[n] - rs);
+    group_exps(grp, S, E, cap, n0, n1);
+    for (int m = 0; m < grp->nsf; m++) {
+        const int isf = grp->sf[m];
+        const double eta = el->sf[isf].eta, *Em = E + (size_t)grp->sf_slot[m] * cap;
+        double *d = s->rcoef + (size_t)isf * cap, val = 0.0;
 #pragma omp simd reduction(+ : val)
-    for (int n = n0; n < n1; n++) {
-        const double dr = e->r[n] - rs;
-        const double t = (weighted ? e->wz[n] : 1.0) * hdnnp_exp(-eta * dr * dr);
-        val += t * fc[n];
-        d[n] = (dfc[n] - 2.0 * eta * dr * fc[n]) * t * e->rinv[n];
+        for (int n = n0; n < n1; n++) {
+            const double dr = e->r[n] - rs, t = (weighted ? e->wz[n] : 1.0) * Em[n];
+            val += t * fc[n];
+            d[n] = (dfc[n] - 2.0 * eta * dr * fc[n]) * t * e->rinv[n];
+        }
+        s->G[isf] = val;
     }
-    s->G[isf] = val;
 }
 
-HDNNP_HOT static void radial(hdnnp_scratch *s, const hdnnp_element *el, int isf)
+HDNNP_HOT static void radial_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
 {
-    if (el->sf[isf].type == 12) radial_impl(s, el, isf, 1);
-    else radial_impl(s, el, isf, 0);
+    /* the compact types 20 and 23 are types 2 and 12 with eta = 0 and a compact window */
+    if (hdnnp_type_weighted(el->radial[g].type)) radial_group_impl(s, el, &el->radial[g], 1);
+    else radial_group_impl(s, el, &el->radial[g], 0);
 }
 
-/* Contributing pairs of a group into s->pj/pk from pr->off; sets the real and padded counts. */
-HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
-                                 const hdnnp_angular_group *grp, hdnnp_pairs *pr)
+/* Positions of the set bits of a 4-bit mask, and how many there are: the compaction of four
+ * candidate pairs at once. */
+typedef int hdnnp_v4si __attribute__((vector_size(16)));
+static const int bit_pos[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+static const int bit_count[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+/* Contributing pairs of a group into s->pj/pk from pr->off; sets the real and padded counts.
+ * Candidates k of each j are tested four at a time (vector compare); the four flags become a
+ * 4-bit table index and four pair slots are written at once (the slots past the kept ones
+ * are overwritten by the next four). The env arrays are readable 4 entries past n. */
+static inline __attribute__((always_inline)) void
+list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
+                hdnnp_pairs *pr, const int compact)
 {
     const int off = pr->off;
     const hdnnp_env *e = &s->env;
     const double rcut = el->cut[grp->cut].rc, rcut2 = rcut * rcut;
-    const int narrow = grp->type != 9, weighted = grp->type == 13;
+    /* compact windows also vanish at and below rl (n2p2 drops r_jk <= rl only for rl > 0) */
+    const double rlo = compact ? el->cut[grp->cut].rl : -1.0;
+    const double rlo2 = rlo > 0.0 ? rlo * rlo : -1.0;
+    const int narrow = !hdnnp_type_wide(grp->type), weighted = hdnnp_type_weighted(grp->type);
     const int same = weighted || grp->e1 == grp->e2;
     const int j0 = weighted ? 0 : e->start[grp->e1], j1 = weighted ? e->n : e->start[grp->e1 + 1];
     const int k0 = weighted ? 0 : e->start[grp->e2], k1 = weighted ? e->n : e->start[grp->e2 + 1];
     int *pj = s->pj + off, *pk = s->pk + off;
-    /* 64-bit flags match the lanes of the double comparisons; raw_buf is free now */
-    long long *keep = (long long *)s->raw_buf.data;
+    const hdnnp_v4i lane = {0, 1, 2, 3};
+    const int test_r = rcut < el->rcmax;   /* the environment holds r < rcmax only */
     int n = 0;
     for (int j = j0; j < j1; j++) {
-        if (e->r[j] >= rcut) continue;
+        if (e->r[j] >= rcut || e->r[j] <= rlo) continue;
         const double ax = e->x[j], ay = e->y[j], az = e->z[j];
         const int kb = same ? j + 1 : k0;
-#pragma omp simd
-        for (int k = kb; k < k1; k++) {
-            const double cx = e->x[k] - ax, cy = e->y[k] - ay, cz = e->z[k] - az;
-            const double d2 = cx * cx + cy * cy + cz * cz;
-            keep[k] = (e->r[k] < rcut) & (!narrow | (d2 < rcut2));
-        }
-        for (int k = kb; k < k1; k++) {   /* branch-free compaction */
-            pj[n] = j;
-            pk[n] = k;
-            n += (int)keep[k];
+        const hdnnp_v4si jv = {j, j, j, j};
+        for (int k = kb; k < k1; k += 4) {
+            const hdnnp_v4 cx = v4_load(e->x + k) - ax, cy = v4_load(e->y + k) - ay;
+            const hdnnp_v4 cz = v4_load(e->z + k) - az, rb = v4_load(e->r + k);
+            const hdnnp_v4 d2 = cx * cx + cy * cy + cz * cz;
+            hdnnp_v4i in = lane + k < k1;
+            if (test_r) in &= rb < rcut;
+            if (narrow) in &= d2 < rcut2;
+            if (compact) in &= rb > rlo;
+            if (compact && narrow) in &= d2 > rlo2;
+            const int mask = v4_mask_bits(in);
+            hdnnp_v4si kv;
+            memcpy(&kv, bit_pos[mask], sizeof kv);
+            kv += k;
+            memcpy(pj + n, &jv, sizeof jv);
+            memcpy(pk + n, &kv, sizeof kv);
+            n += bit_count[mask];
         }
     }
-    const int np = (n + 3) & ~3;   /* padding pairs get zero weight in pair_data */
+    /* padding: copies of the last pair (j stays non-decreasing), zero weight in pair_data */
+    const int np = (n + 3) & ~3;
     for (int q = n; q < np; q++) {
-        pj[q] = pj[0];
-        pk[q] = pk[0];
+        pj[q] = pj[n - 1];
+        pk[q] = pk[n - 1];
     }
     pr->nreal = n;
     pr->n = np;
 }
 
-/* Pair quantities shared by all functions of a group (rs is the group's): the persistent
- * factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and temporaries. */
+HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
+                                 const hdnnp_group *grp, hdnnp_pairs *pr)
+{
+    if (hdnnp_type_compact(grp->type)) list_pairs_impl(s, el, grp, pr, 1);
+    else list_pairs_impl(s, el, grp, pr, 0);
+}
+
+/* Pair quantities shared by all functions of a group (rs is the group's), four pairs at a
+ * time: the persistent factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and
+ * the exponentials of the group's etas (slots, hdnnp_group), or for compact groups the angle
+ * and d(angle)/d(cos). For compact groups fc is the radial window, eta = rs = 0, and the U
+ * factors are unused. */
 static inline __attribute__((always_inline)) void
-pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *grp,
-          const hdnnp_pairs *pr, const int narrow, const int weighted)
+pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
+          const hdnnp_pairs *pr, const int narrow, const int weighted, const int compact)
 {
     const hdnnp_env *e = &s->env;
     const size_t cap = (size_t)s->cap, tc = s->tcap, np = (size_t)pr->n;
@@ -232,66 +282,103 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_angular_group *
     const double rs = grp->rs;
     double *d = s->coef + pr->coef;
     double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
-    double *ca = d + HDNNP_PAIR_CA * np, *cb = d + HDNNP_PAIR_CB * np;
-    double *iab = d + HDNNP_PAIR_IAB * np, *UA = d + HDNNP_PAIR_UA * np;
-    double *UB = d + HDNNP_PAIR_UB * np, *UC = d + HDNNP_PAIR_UC * np;
+    double *IB = d + HDNNP_PAIR_IB * np, *UC = d + HDNNP_PAIR_UC * np;
     double *GA = d + HDNNP_PAIR_GA * np, *GB = d + HDNNP_PAIR_GB * np;
     double *GC = d + HDNNP_PAIR_GC * np;
-    double *t = s->t;
-    double *r2 = t + P_R2 * tc, *rcj = t + P_RC * tc, *ic = t + P_IC * tc;
-    double *fcc = t + P_FCC * tc, *dfcc = t + P_DFCC * tc, *S = t + P_S * tc;
-#pragma omp simd
-    for (int p = 0; p < n; p++) {
-        const int j = pj[p], k = pk[p];
-        const double ax = e->x[j], ay = e->y[j], az = e->z[j];
-        const double bx = e->x[k], by = e->y[k], bz = e->z[k];
-        const double ia = e->rinv[j], ib = e->rinv[k];
-        const double cx = bx - ax, cy = by - ay, cz = bz - az;
-        r2[p] = cx * cx + cy * cy + cz * cz;
-        const double c = (ax * bx + ay * by + az * bz) * ia * ib;
-        cs[p] = c;
-        ca[p] = c * ia * ia;
-        cb[p] = c * ib * ib;
-        iab[p] = ia * ib;
-        UA[p] = 1.0 - rs * ia;   /* (r_a - rs) / r_a */
-        UB[p] = 1.0 - rs * ib;
-        const double w = (weighted ? e->wz[j] * e->wz[k] : 1.0) * (p < nreal ? 1.0 : 0.0);
-        F[p] = w * fc[j] * fc[k];
-        GA[p] = w * dfc[j] * fc[k] * ia;
-        GB[p] = w * fc[j] * dfc[k] * ib;
-        const double da = e->r[j] - rs, db = e->r[k] - rs;
-        S[p] = da * da + db * db;
-    }
-    if (narrow) {
-#pragma omp simd
-        for (int p = 0; p < n; p++) {
-            const double r = sqrt(r2[p]);
-            rcj[p] = r;
-            ic[p] = 1.0 / r;
+    double *BX = d + HDNNP_PAIR_BX * np, *BY = d + HDNNP_PAIR_BY * np, *BZ = d + HDNNP_PAIR_BZ * np;
+    double *Sv = s->t + P_S * tc, *th = s->t + P_TH * tc, *dth = s->t + P_DTH * tc;
+    const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0}, one = zero + 1.0;
+    const hdnnp_v4i lane = {0, 1, 2, 3};
+    /* most blocks share j (pairs are listed by j), whose values are then broadcast rather than
+     * gathered */
+    for (int p = 0; p < n; p += 4) {
+        const int *jj = pj + p, *kk = pk + p;
+        hdnnp_v4 ax, ay, az, ia, fa, ga, da2, wa;   /* j: x, 1/r, fc, fc'/r, (r - rs)^2, Z */
+        if (jj[0] == jj[3]) {
+            const int j = jj[0];
+            const double ij = e->rinv[j], dj = e->r[j] - rs;
+            ax = zero + e->x[j];
+            ay = zero + e->y[j];
+            az = zero + e->z[j];
+            ia = zero + ij;
+            fa = zero + fc[j];
+            ga = zero + dfc[j] * ij;
+            da2 = zero + dj * dj;
+            wa = zero + (weighted ? e->wz[j] : 1.0);
+        } else {
+            ax = v4_gather(e->x, jj);
+            ay = v4_gather(e->y, jj);
+            az = v4_gather(e->z, jj);
+            ia = v4_gather(e->rinv, jj);
+            fa = v4_gather(fc, jj);
+            ga = v4_gather(dfc, jj) * ia;
+            const hdnnp_v4 dj = v4_gather(e->r, jj) - rs;
+            da2 = dj * dj;
+            wa = weighted ? v4_gather(e->wz, jj) : one;
         }
-        cutoff_values(cut, 0, n, rcj, fcc, dfcc);
-#pragma omp simd
-        for (int p = 0; p < n; p++) {
-            const double uc = 1.0 - rs * ic[p], gc = F[p] * dfcc[p] * ic[p], dc = rcj[p] - rs;
-            F[p] *= fcc[p];
-            GA[p] = GA[p] * fcc[p] + gc;   /* gamma's terms folded into A, B and C */
-            GB[p] = GB[p] * fcc[p] + gc;
-            GC[p] = gc;
-            UA[p] += uc;
-            UB[p] += uc;
-            UC[p] = uc;
-            S[p] += dc * dc;
+        const hdnnp_v4 bx = v4_gather(e->x, kk), by = v4_gather(e->y, kk);
+        const hdnnp_v4 bz = v4_gather(e->z, kk), ib = v4_gather(e->rinv, kk);
+        const hdnnp_v4 fb = v4_gather(fc, kk), gb = v4_gather(dfc, kk) * ib;
+        const hdnnp_v4 db = v4_gather(e->r, kk) - rs;
+        v4_store(BX + p, bx);
+        v4_store(BY + p, by);
+        v4_store(BZ + p, bz);
+        const hdnnp_v4 cx = bx - ax, cy = by - ay, cz = bz - az;
+        const hdnnp_v4 c = (ax * bx + ay * by + az * bz) * (ia * ib);
+        v4_store(cs + p, c);
+        v4_store(IB + p, ib);
+        const hdnnp_v4 w = v4_select(lane + p < nreal, weighted ? wa * v4_gather(e->wz, kk) : one);
+        hdnnp_v4 f = w * fa * fb, gA = w * ga * fb, gB = w * fa * gb, gC = zero, uC = zero;
+        hdnnp_v4 S = da2 + db * db;
+        if (narrow) {   /* the factor fc(r_jk); gamma's terms folded into A, B and C */
+            const hdnnp_v4 r = v4_sqrt(cx * cx + cy * cy + cz * cz), ic = 1.0 / r;
+            hdnnp_v4 fcc, dfcc;
+            v4_cutoff_fdf(cut, r, &fcc, &dfcc);
+            gC = f * dfcc * ic;
+            uC = 1.0 - rs * ic;   /* (r - rs) / r */
+            f *= fcc;
+            gA = gA * fcc + gC;
+            gB = gB * fcc + gC;
+            S += (r - rs) * (r - rs);
         }
-    } else {
-#pragma omp simd
-        for (int p = 0; p < n; p++) UC[p] = GC[p] = 0.0;
+        v4_store(F + p, f);
+        v4_store(GA + p, gA);
+        v4_store(GB + p, gB);
+        v4_store(GC + p, gC);
+        v4_store(UC + p, uC);
+        if (compact) {
+            /* n2p2 drops the terms with cos <= -1 or >= 1: there d(angle)/d(cos) is infinite */
+            for (int l = 0; l < 4; l++) {
+                const int in = c[l] > -1.0 && c[l] < 1.0;
+                th[p + l] = in ? acos(c[l]) : -1e3;   /* outside every angular window */
+                dth[p + l] = in ? -1.0 / sqrt(1.0 - c[l] * c[l]) : 0.0;
+            }
+            continue;
+        }
+        v4_store(Sv + p, S);
     }
-    for (int x = 0; x < grp->nexp; x++) {
-        const double eta = grp->exp_eta[x];
-        double *Ex = t + (P_NFIXED + (size_t)x) * tc;
-#pragma omp simd
-        for (int p = 0; p < n; p++) Ex[p] = hdnnp_exp(-eta * S[p]);
+    if (!compact) group_exps(grp, Sv, s->t + P_NFIXED * tc, tc, 0, n);
+}
+
+/* One compact angular function over the pairs of its group: returns the value and stores
+ * per pair Y = C(angle) and D = dC/dcos (0 outside the window), from which hdnnp_contract
+ * rebuilds the gradient (T = F Y). */
+static double compact_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, double *Y,
+                         double *D)
+{
+    const size_t tc = s->tcap, np = (size_t)pr->n;
+    const double *F = s->coef + pr->coef + HDNNP_PAIR_F * np;
+    const double *th = s->t + P_TH * tc, *dth = s->t + P_DTH * tc;
+    double val = 0.0;
+    for (size_t p = 0; p < np; p++) {
+        double a, da;
+        hdnnp_window_fdf(sf->core, 0, sf->rad_left, sf->rad_right, sf->rad_center, sf->rad_hw,
+                         th[p], &a, &da);
+        Y[p] = a;
+        D[p] = da * dth[p];
+        val += F[p] * a;
     }
+    return val;
 }
 
 /* P^(zeta-1) into pw[p] for exponents the specialised loop does not inline; 0 where
@@ -304,50 +391,64 @@ static void angular_power(const hdnnp_sf *sf, int n, const double *cs, double *p
     }
 }
 
+/* Four pairs of one angular function: stores Y and returns the terms T = Y F P. */
+static inline __attribute__((always_inline)) hdnnp_v4
+angular_block(const double *cs, const double *F, const double *Ex, const double *pwv, double *Y,
+              double lam, double norm, const int m)
+{
+    const hdnnp_v4 P = 1.0 + lam * v4_load(cs);
+    hdnnp_v4 pw = {1.0, 1.0, 1.0, 1.0};
+    if (m < 0) pw = v4_load(pwv);
+    else
+        for (int r = 0; r < m; r++) pw *= P;
+    const hdnnp_v4 y = v4_select(P > 0.0, norm * v4_load(Ex) * pw);
+    v4_store(Y, y);
+    return y * v4_load(F) * P;
+}
+
 /* One angular function over the pairs of its group: returns the value and stores
  * Y = 2^(1-zeta) E P^(zeta-1) per pair (0 where P <= 0), from which hdnnp_contract rebuilds
  * the gradient (T = Y F P). m = zeta - 1 is a compile-time constant for small integers;
  * m < 0 uses the precomputed powers. */
 static inline __attribute__((always_inline)) double
-angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int x, double *Y,
+angular_sf(hdnnp_scratch *s, const hdnnp_pairs *pr, const hdnnp_sf *sf, int slot, double *Y,
            const int m)
 {
     const size_t tc = s->tcap, np = (size_t)pr->n;
     const double *d = s->coef + pr->coef;
     const double *cs = d + HDNNP_PAIR_COS * np, *F = d + HDNNP_PAIR_F * np;
-    const double *pwv = s->t + P_PW * tc, *Ex = s->t + (P_NFIXED + (size_t)x) * tc;
+    const double *pwv = s->t + P_PW * tc, *Ex = s->t + (P_NFIXED + (size_t)slot) * tc;
     const double lam = sf->lambda, norm = sf->norm;
-    const size_t n = (size_t)pr->n;
-    /* blocks of 4 pairs; two accumulators so that the additions of neighbouring blocks
-     * overlap (the last block may be unpaired) */
+    /* two blocks of 4 pairs at a time, two accumulators so that their additions overlap */
     hdnnp_v4 acc0 = {0.0, 0.0, 0.0, 0.0}, acc1 = acc0;
-    for (size_t p = 0; p < n; p += 4) {
-        const hdnnp_v4 P = 1.0 + lam * v4_load(cs + p);
-        hdnnp_v4 pw = {1.0, 1.0, 1.0, 1.0};
-        if (m < 0) pw = v4_load(pwv + p);
-        else
-            for (int r = 0; r < m; r++) pw *= P;
-        const hdnnp_v4 y = v4_select(P > 0.0, norm * v4_load(Ex + p) * pw);
-        v4_store(Y + p, y);
-        const hdnnp_v4 t = y * v4_load(F + p) * P;
-        if (p & 4) acc1 += t;
-        else acc0 += t;
+    size_t p = 0;
+    for (; p + 8 <= np; p += 8) {
+        acc0 += angular_block(cs + p, F + p, Ex + p, pwv + p, Y + p, lam, norm, m);
+        acc1 += angular_block(cs + p + 4, F + p + 4, Ex + p + 4, pwv + p + 4, Y + p + 4, lam,
+                              norm, m);
     }
-    const hdnnp_v4 a = acc0 + acc1;
-    return (a[0] + a[1]) + (a[2] + a[3]);
+    if (p < np) acc0 += angular_block(cs + p, F + p, Ex + p, pwv + p, Y + p, lam, norm, m);
+    return v4_sum(acc0 + acc1);
 }
 
 static inline __attribute__((always_inline)) void
 angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int narrow,
-                   const int weighted)
+                   const int weighted, const int compact)
 {
-    const hdnnp_angular_group *grp = &el->angular[g];
+    const hdnnp_group *grp = &el->angular[g];
     const hdnnp_pairs *pr = &s->grp[g];
-    pair_data(s, el, grp, pr, narrow, weighted);
+    pair_data(s, el, grp, pr, narrow, weighted, compact);
+    if (compact) {
+        const size_t np = (size_t)pr->n;
+        double *Y = s->coef + pr->coef + HDNNP_PAIR_N * np, *D = Y + (size_t)grp->nsf * np;
+        for (int m = 0; m < grp->nsf; m++)
+            s->G[grp->sf[m]] = compact_sf(s, pr, &el->sf[grp->sf[m]], Y + m * np, D + m * np);
+        return;
+    }
     for (int m = 0; m < grp->nsf; m++) {
         const int isf = grp->sf[m];
         const hdnnp_sf *sf = &el->sf[isf];
-        const int x = grp->sf_exp[m];
+        const int x = grp->sf_slot[m];
         double *Y = s->coef + pr->coef + (HDNNP_PAIR_N + (size_t)m) * pr->n;
         const int zm = sf->int_pow && sf->zeta_int <= 5 ? sf->zeta_int - 1 : -1;
         double val;
@@ -369,10 +470,15 @@ angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int n
 
 HDNNP_HOT static void angular_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
 {
-    const int type = el->angular[g].type;
-    if (type == 3) angular_group_impl(s, el, g, 1, 0);
-    else if (type == 9) angular_group_impl(s, el, g, 0, 0);
-    else angular_group_impl(s, el, g, 1, 1);
+    switch (el->angular[g].type) {
+    case 3: angular_group_impl(s, el, g, 1, 0, 0); break;
+    case 9: angular_group_impl(s, el, g, 0, 0, 0); break;
+    case 13: angular_group_impl(s, el, g, 1, 1, 0); break;
+    case 21: angular_group_impl(s, el, g, 1, 0, 1); break;
+    case 22: angular_group_impl(s, el, g, 0, 0, 1); break;
+    case 24: angular_group_impl(s, el, g, 1, 1, 1); break;
+    default: angular_group_impl(s, el, g, 0, 1, 1); break;   /* 25 */
+    }
 }
 
 pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
@@ -381,7 +487,8 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     const size_t cap = (size_t)e->cap, nsf = (size_t)el->nsf, ng = (size_t)el->nangular;
     /* layout of the per-atom buffers */
     if (pk_buffer_reserve(&s->sf_buf, nsf * (1 + cap), sizeof(double), st) ||
-        pk_buffer_reserve(&s->grp_buf, ng + 1, sizeof(hdnnp_pairs), st))
+        pk_buffer_reserve(&s->grp_buf, ng + 1, sizeof(hdnnp_pairs), st) ||
+        pk_buffer_reserve(&s->wts_buf, nsf, HDNNP_FN_WEIGHTS_BYTES, st))
         return st->code;
     s->cap = e->cap;
     s->G = s->sf_buf.data;
@@ -389,32 +496,37 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     s->grp = s->grp_buf.data;
     size_t maxpairs = 0, totpairs = 0;
     for (size_t g = 0; g < ng; g++) {    /* upper bound of the pairs of every group */
-        const hdnnp_angular_group *a = &el->angular[g];
-        const int all = a->type == 13;
+        const hdnnp_group *a = &el->angular[g];
+        const int all = hdnnp_type_weighted(a->type);
         const size_t n1 = all ? (size_t)e->n : (size_t)(e->start[a->e1 + 1] - e->start[a->e1]);
         const size_t n2 = all ? (size_t)e->n : (size_t)(e->start[a->e2 + 1] - e->start[a->e2]);
         const size_t np = (all || a->e1 == a->e2 ? n1 * (n1 > 0 ? n1 - 1 : 0) / 2 : n1 * n2) + 4;
         totpairs += np;
         if (np > maxpairs) maxpairs = np;
     }
+    totpairs += 4;   /* list_pairs writes four slots at a time */
     if (pk_buffer_reserve(&s->pair_buf, 2 * totpairs + 1, sizeof(int), st)) return st->code;
     s->pj = s->pair_buf.data;
     s->pk = s->pj + totpairs;
     int off = 0;
-    size_t ncoef = 0, maxexp = 0;
+    size_t ncoef = 0, maxslot = 0;
     for (size_t g = 0; g < ng; g++) {
         hdnnp_pairs *pr = &s->grp[g];
         pr->off = off;
         list_pairs(s, el, &el->angular[g], pr);
         pr->coef = ncoef;
         off += pr->n;
-        ncoef += (HDNNP_PAIR_N + (size_t)el->angular[g].nsf) * (size_t)pr->n;
-        if ((size_t)el->angular[g].nexp > maxexp) maxexp = (size_t)el->angular[g].nexp;
+        /* compact groups keep two arrays per function (hdnnp_kernel.h) */
+        const size_t per_sf = hdnnp_type_compact(el->angular[g].type) ? 2 : 1;
+        ncoef += (HDNNP_PAIR_N + per_sf * (size_t)el->angular[g].nsf) * (size_t)pr->n;
+        if ((size_t)el->angular[g].nslot > maxslot) maxslot = (size_t)el->angular[g].nslot;
     }
-    if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses the temporaries per atom */
+    for (int g = 0; g < el->nradial; g++)   /* radial groups: (r - rs)^2 and the slots */
+        if ((size_t)el->radial[g].nslot > maxslot) maxslot = (size_t)el->radial[g].nslot;
+    if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses a temporary per atom */
     if (pk_buffer_reserve(&s->coef_buf, ncoef + 1, sizeof(double), st) ||
         pk_buffer_reserve(&s->tmp_buf,
-                          2 * (size_t)el->ncut * cap + (P_NFIXED + maxexp) * maxpairs + 4 * nsf,
+                          2 * (size_t)el->ncut * cap + (P_NFIXED + maxslot) * maxpairs + 4 * nsf,
                           sizeof(double), st))
         return st->code;
     s->coef = s->coef_buf.data;
@@ -424,8 +536,8 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     s->tcap = maxpairs;
 
     for (int c = 0; c < el->ncut; c++)
-        cutoff_values(&el->cut[c], 0, e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
-    for (int r = 0; r < el->nradial; r++) radial(s, el, el->radial[r]);
+        cutoff_values(&el->cut[c], e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
+    for (int g = 0; g < el->nradial; g++) radial_group(s, el, g);
     for (size_t g = 0; g < ng; g++)
         if (s->grp[g].n > 0) angular_group(s, el, (int)g);
         else
@@ -443,5 +555,6 @@ void hdnnp_scratch_free(hdnnp_scratch *s)
     pk_buffer_free(&s->tmp_buf);
     pk_buffer_free(&s->nn_buf);
     pk_buffer_free(&s->grp_buf);
+    pk_buffer_free(&s->wts_buf);
     memset(s, 0, sizeof *s);
 }

@@ -44,11 +44,12 @@
  * < Gmin or > Gmax of scaling.data (n2p2's test). The core counts and records them; showew,
  * showewsum, maxew and resetew are the adapter's policy on top of the count and records.
  *
- * Supported: symmetry-function types 2, 3, 9, 12, 13; cutoff types 0-8 with the inner-cutoff
- * parameter; all scaling modes; all activation letters; normalize_nodes; global and
- * per-element node counts; mean_energy/conv_energy/conv_length; atom_energy. Refused with an
- * error naming the keyword or line: compact-support types 20-25, nnp_type other than 2G
- * (4G charge equilibration, charge NN), committee_mode.
+ * Supported: symmetry-function types 2, 3, 9, 12, 13 and the compact-support types 20-25
+ * (subtypes p1-p4, p1a-p4a, e); cutoff types 0-8 with the inner-cutoff parameter; all scaling
+ * modes; all activation letters; normalize_nodes; global and per-element node counts;
+ * mean_energy/conv_energy/conv_length; atom_energy. Refused with an error naming the keyword
+ * or line: nnp_type other than 2G (4G charge equilibration, charge NN), committee_mode, and
+ * what n2p2 itself refuses (other symmetry-function types, malformed parameters).
  *
  * Threads: OpenMP over centre atoms (static schedule), forces scattered through pk_accum,
  * energies/virials reduced in thread order: bitwise reproducible for a given thread count.

@@ -1,5 +1,6 @@
 #include "hdnnp_synth.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,30 @@ double hd_rand(unsigned *s)
 {
     *s = *s * 1664525u + 1013904223u;
     return (double)(*s >> 8) / 16777216.0;
+}
+
+int hd_cluster_avoids(const double (*x)[3], int n, const double *dist, int nd, const double *deg,
+                      int na, double margin)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (j == i) continue;
+            double a[3], ra;
+            for (int q = 0; q < 3; q++) a[q] = x[j][q] - x[i][q];
+            ra = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+            for (int t = 0; t < nd; t++)
+                if (fabs(ra - dist[t]) < margin) return 0;
+            for (int k = j + 1; k < n; k++) {
+                if (k == i) continue;
+                double b[3], rb;
+                for (int q = 0; q < 3; q++) b[q] = x[k][q] - x[i][q];
+                rb = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+                const double th = acos((a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (ra * rb));
+                for (int t = 0; t < na; t++)
+                    if (fabs(th - deg[t] * 3.14159265358979323846 / 180.0) < margin) return 0;
+            }
+        }
+    return 1;
 }
 
 int hd_synth_write(const char *dir, const hd_synth *m, const int *nsf, const int *z,

@@ -23,4 +23,11 @@ int hd_synth_write(const char *dir, const hd_synth *m, const int *nsf, const int
 /* Deterministic pseudo-random number in [0, 1). */
 double hd_rand(unsigned *state);
 
+/* 1 if no distance between two of the n atoms lies within margin of one of dist[0..nd) and no
+ * angle j-i-k (any vertex i) within margin (radians) of one of deg[0..na) (degrees). Finite
+ * differences across a point where a function is only once differentiable (the edges of
+ * compact windows) are wrong by O(h), so the test clusters keep away from them. */
+int hd_cluster_avoids(const double (*x)[3], int n, const double *dist, int nd, const double *deg,
+                      int na, double margin);
+
 #endif

@@ -110,8 +110,33 @@ int main(void)
            PK_ERR_FORMAT, "input.nn:", "expected 6 fields, found 5", NULL);
     expect("unsupported symfunction type",
            variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
-                   "symfunction_short H 21 H H 0.03 0.0 12.00 1 1 1"),
-           PK_ERR_UNSUPPORTED, "input.nn:", "type 21 is not supported", NULL);
+                   "symfunction_short H 5 H 0.03 0.0 12.00"),
+           PK_ERR_UNSUPPORTED, "input.nn:", "type 5 is not supported", NULL);
+    /* compact-support types 20-25: what n2p2 refuses when it reads them */
+    expect("compact subtype",
+           variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
+                   "symfunction_short H 20 H 0.0 12.0 p5"),
+           PK_ERR_FORMAT, "input.nn:", "unknown compact function 'p5'", NULL);
+    expect("compact asymmetric letter",
+           variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
+                   "symfunction_short H 23 1.0 12.0 p2b"),
+           PK_ERR_FORMAT, "input.nn:", "unknown compact function 'p2b'", NULL);
+    expect("compact rl >= rc",
+           variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
+                   "symfunction_short H 20 O 12.0 12.0 p2"),
+           PK_ERR_FORMAT, "input.nn:", "need rl < rc (rl 12, rc 12)", NULL);
+    expect("compact angles reversed",
+           variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
+                   "symfunction_short H 21 H O 0.0 12.0 90 30 p1"),
+           PK_ERR_FORMAT, "input.nn:", "left angle 90 must be below right angle 30", NULL);
+    expect("compact angle window",
+           variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
+                   "symfunction_short H 25 0.0 12.0 -20 60 e"),
+           PK_ERR_FORMAT, "input.nn:", "angle window [-20, 60] leaves [0, 180]", NULL);
+    expect("compact field count",
+           variant("input.nn", "symfunction_short H 2 H 0.03  0.0 12.00",
+                   "symfunction_short H 22 H O 0.0 12.0 0 90"),
+           PK_ERR_FORMAT, "input.nn:", "type 22: expected 9 fields, found 8", NULL);
     expect("4G-HDNNP", variant("input.nn", NULL, "nnp_type 4\n"), PK_ERR_UNSUPPORTED,
            "input.nn:", "nnp_type 4", "charge equilibration");
     expect("committee", variant("input.nn", NULL, "committee_mode prediction\n"),

@@ -1,8 +1,8 @@
 /* Whole-model forces of hdnnp/pk against central differences of the energy, for synthetic
- * models that together use every symmetry-function type, several cutoff types, every
- * scaling mode, every activation letter, normalize_nodes, per-element node counts,
- * data-set normalisation and atomic energy offsets. Also: virial = sum x (x) f, per-atom
- * energies sum to the energy, and the energy offsets enter as n2p2 adds them. */
+ * models that together use every symmetry-function type (2, 3, 9, 12, 13, 20-25), several
+ * cutoff types, every scaling mode, every activation letter, normalize_nodes, per-element
+ * node counts, data-set normalisation and atomic energy offsets. Also: virial = sum x (x) f,
+ * per-atom energies sum to the energy, and the energy offsets enter as n2p2 adds them. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -22,8 +22,15 @@ static const char *const symfuncs =
     "symfunction_short H 12 0.3 0.5 4.0\nsymfunction_short H 13 0.05 0.0 1 2.0 4.0\n"
     "symfunction_short O 2 H 0.5 0.0 4.0\nsymfunction_short O 3 H H 0.1 1 1.5 3.5\n"
     "symfunction_short O 9 H O 0.02 -1 3.0 4.0\nsymfunction_short O 13 0.02 0.0 -1 1.0 4.0\n"
-    "symfunction_short O 2 O 0.3 1.5 3.5\n";
-static const int nsf[2] = {6, 5};
+    "symfunction_short O 2 O 0.3 1.5 3.5\n"
+    "symfunction_short H 20 O 0.5 4.0 p2\nsymfunction_short H 21 H O 0.0 4.0 30 150 p3a\n"
+    "symfunction_short H 24 0.0 3.5 -60 60 e\nsymfunction_short H 23 0.3 4.0 p1\n"
+    "symfunction_short O 22 H H 0.8 4.0 60 180 p4\nsymfunction_short O 25 0.0 4.0 90 270 p2a\n"
+    "symfunction_short O 20 O 0.0 3.5 p1a\nsymfunction_short O 23 -4.0 4.0 e\n";
+static const int nsf[2] = {10, 9};
+/* where the compact windows above are only once differentiable: the cluster keeps away */
+static const double window_r[] = {0.3, 0.5, 0.8, 3.5, 4.0};
+static const double window_deg[] = {30, 150, 60, 90};
 static const int zs[2] = {1, 8};
 
 typedef struct {
@@ -88,7 +95,8 @@ int main(void)
     double x[NAT][3];
     int type[NAT];
     unsigned seed = 99u;
-    for (;;) {   /* random cluster, no pair closer than 0.9 or within 0.01 of a cutoff */
+    for (;;) {   /* random cluster: no pair closer than 0.9 or within 0.01 of a cutoff, no
+                  * distance or angle at a compact window's edge */
         for (int i = 0; i < NAT; i++) {
             for (int q = 0; q < 3; q++) x[i][q] = 5.5 * hd_rand(&seed);
             type[i] = i % 3 == 0 ? 2 : 1;
@@ -100,7 +108,8 @@ int main(void)
                 const double r = sqrt(dx * dx + dy * dy + dz * dz);
                 ok = r > 0.9 && fabs(r - 3.5) > 0.01 && fabs(r - 4.0) > 0.01;
             }
-        if (ok) break;
+        if (ok && hd_cluster_avoids((const double (*)[3])x, NAT, window_r, 5, window_deg, 4, 2e-4))
+            break;
     }
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         const variant *V = &variants[v];
