@@ -214,7 +214,9 @@ static inline double pk_amoeba_epsilon(const pk_amoeba_model *m, int ci, int cj)
  * 1-2, 1-3, 1-4 partners, special[i] their tags in that order; map(ctx, tag, i) gives the
  * local index of the image of atom `tag` closest to atom i (LAMMPS atom->map followed by
  * domain->closest_image), or -1; with i = -1 it gives the owned copy when the atom is
- * owned here, else any copy (atom->map). */
+ * owned here, else any copy (atom->map). Optionally nbond12/bond12, the 1-2 partners of
+ * owned AND ghost atoms (LAMMPS keeps bond lists of owned atoms only; the caller forwards
+ * them to the ghosts), which pk_amoeba_assign_frames needs on several ranks. */
 typedef struct {
     const int (*nspecial)[3];
     const pk_tag *const *special;
@@ -222,6 +224,8 @@ typedef struct {
     const pk_tag *const *special15;
     int (*map)(void *ctx, pk_tag tag, int near_i);
     void *map_ctx;
+    const int *nbond12;                /* optional (NULL): 1-2 partners, owned + ghost */
+    const pk_tag *const *bond12;
 } pk_amoeba_topology;
 
 /* Per-atom AMOEBA data the kernels read, owned + ghost unless stated. */
@@ -238,7 +242,9 @@ typedef struct {
  * LAMMPS/Tinker kmpole: first frames whose z and x (and y) atoms are 1-2 partners, then z
  * a 1-2 and x (y) 1-3 partners bonded to z, then z-only, then no frame. Frame atoms are
  * returned as tags (0 unused) in frame_tag[i] = {z, x, y} and as closest-image local
- * indices in frame[i] (self if unused). Fails naming the atom tag when no record fits. */
+ * indices in frame[i] (self if unused). Fails naming the atom tag when no record fits.
+ * Whether a 1-3 partner is bonded to z is read from top->bond12 when given, else from the
+ * bond list of whichever of the two is owned (fails when neither is: give bond12). */
 pk_code pk_amoeba_assign_frames(const pk_amoeba_model *m, const pk_atoms *a,
                                 const pk_amoeba_topology *top, const int *amtype,
                                 int *mpole, pk_tag (*frame_tag)[3], int (*frame)[3],
@@ -248,7 +254,9 @@ pk_code pk_amoeba_assign_frames(const pk_amoeba_model *m, const pk_atoms *a,
  * of the frame atoms given by tag (frame_tag[i] = {z, x, y}, 0 unused -> i itself) for
  * owned atoms, and of the H-reduction partners (hred_tag, 0 -> the atom itself) for owned
  * and ghost atoms, where a partner that is not present gives -1 (an error only if HAL
- * needs it, as in LAMMPS). A missing frame atom is an error naming both tags. */
+ * needs it, as in LAMMPS); so does a closest image farther than a bond can be, another
+ * copy of a partner whose bonded copy is not present (a ghost at the shell's edge). A
+ * missing frame atom is an error naming both tags. */
 pk_code pk_amoeba_map_frames(const pk_atoms *a, const pk_amoeba_topology *top,
                              const pk_tag (*frame_tag)[3], int (*frame)[3], pk_status *st);
 void pk_amoeba_map_hred(const pk_atoms *a, const pk_amoeba_topology *top, const pk_tag *hred_tag,

@@ -342,26 +342,13 @@ pk_atoms PairAmoebaPK::atoms()
   return PairKit::atoms_view(lmp);
 }
 
-// The copy of atom `tag` bonded to atom near_i: its closest image. A bonded image lies
-// within a bond length; in a periodic box an image half a box length away or more is
-// another copy, found when the bonded one lies outside this rank's ghost shell (H partners
-// of ghosts at the shell's edge): then -1, "not present", as the core expects.
+// LAMMPS's atom->map, then the image closest to atom near_i (the core's contract).
 int PairAmoebaPK::map_cb(void *ctx, pk_tag tag, int near_i)
 {
   auto self = static_cast<PairAmoebaPK *>(ctx);
-  Domain *domain = self->domain;
   const int idx = self->atom->map(tag);
   if (idx < 0 || near_i < 0) return idx;
-  const int j = domain->closest_image(near_i, idx);
-  const double prd[3] = {domain->xprd, domain->yprd, domain->zprd};
-  const int periodic[3] = {domain->xperiodic, domain->yperiodic, domain->zperiodic};
-  double r2 = 0.0, half = INFINITY;
-  for (int d = 0; d < 3; d++) {
-    const double dx = self->atom->x[j][d] - self->atom->x[near_i][d];
-    r2 += dx * dx;
-    if (periodic[d]) half = std::min(half, 0.5 * prd[d]);
-  }
-  return r2 < half * half ? j : -1;
+  return self->domain->closest_image(near_i, idx);
 }
 
 pk_amoeba_topology PairAmoebaPK::topology()
@@ -373,6 +360,8 @@ pk_amoeba_topology PairAmoebaPK::topology()
   t.special15 = atom->special15;
   t.map = map_cb;
   t.map_ctx = this;
+  t.nbond12 = nullptr;    // ghosts' bond lists: only assign_frames needs them
+  t.bond12 = nullptr;
   return t;
 }
 

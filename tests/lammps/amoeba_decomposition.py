@@ -6,10 +6,17 @@ Step 0: E_pair, E_hal, E_mpole, E_polar and every pair force equal to 1e-9 relat
 of the largest force). This also exercises the per-rank topology work: frames whose atoms
 are all owned by the other rank, H-reduction partners of ghost atoms, polarization groups
 across ranks. Then 20 steps of NVE from the example's setup: E_pair and the positions
-after 20 steps within 1e-9 (relative, and Angstrom)."""
+after 20 steps within 1e-9 (relative, and Angstrom).
+
+Last, HAL alone on the box replicated 2x2x2 (5184 atoms, 1 and 2 ranks): E_hal must be 8x
+LAMMPS amoeba's E_hal of the box to 1e-10. A ghost atom at the edge of the ghost shell can
+lack its bonded H-reduction partner; taking another image of the partner instead (the
+closest present, a box length away) moved E_hal by 5e-6 here, so this checks that such a
+partner counts as absent (pk_amoeba_map_hred)."""
 import re
 
-from amoeba_common import example, force_deviation, run0, set_key, terms, water_files
+from amoeba_common import (example, force_deviation, replicated, run0, set_key, terms,
+                           water_files)
 from pklmp import Checker, run
 
 TIGHT = water_files()
@@ -49,4 +56,13 @@ for pair in ("amoeba/pk elec lammps", "amoeba/pk elec smooth"):
         print(f"{label} vs 1 rank after 20 steps: E_pair {de:.2e} (relative), positions {dx:.2e} A")
         chk.check(de <= 1e-9, f"{label}: E_pair after 20 steps differs by {de:.3g} (> 1e-9)")
         chk.check(dx <= 1e-9, f"{label}: positions after 20 steps differ by {dx:.3g} A (> 1e-9)")
+
+# HAL on the replicated box against 8x LAMMPS's on the box
+e_box = terms(run0("amoeba include hal"))["hal"]
+big = water_files(**{"data.big": replicated(example("data.water_box.amoeba"))})
+big["box.key"] = "".join(l + "\n" for l in big["box.key"].splitlines() if not l.startswith("a-axis"))
+for nprocs in (1, 2):
+    e_big = terms(run0("amoeba/pk include hal", data="data.big", files=big, nprocs=nprocs))["hal"]
+    print(f"HAL, box x 8 on {nprocs} rank(s): {e_big:.10f} vs 8 x LAMMPS's box {8 * e_box:.10f}")
+    chk.close(e_big, 8 * e_box, 1e-10, 1e-12, f"E_hal of the 2x2x2 box on {nprocs} rank(s)")
 chk.finish()
