@@ -9,6 +9,10 @@ load; note that valgrind counts every iteration of a `rep movs` as an instructio
 inflates memcpy against its real cost.
 
   bench/amoeba_water_callgrind.py --lmp LMP --plugin-dir DIR --lammps-src SRC [--steps N]
+                                  [--top N] [--pk-only] [--elec lammps|smooth]
+
+--pk-only skips LAMMPS amoeba (its count does not change); --elec smooth profiles
+amoeba/pk's default mode instead of `elec lammps`.
 """
 import argparse
 import os
@@ -23,6 +27,8 @@ ap.add_argument("--plugin-dir", required=True)
 ap.add_argument("--lammps-src", required=True)
 ap.add_argument("--steps", type=int, default=5)
 ap.add_argument("--top", type=int, default=10)
+ap.add_argument("--pk-only", action="store_true")
+ap.add_argument("--elec", choices=("lammps", "smooth"), default="lammps")
 opt = ap.parse_args()
 
 ex = os.path.join(opt.lammps_src, "examples", "amoeba")
@@ -41,7 +47,8 @@ def profile(ours, steps):
         fh.write(key)
     text = re.sub(r"^run\s+100$", f"run {steps}", base, flags=re.M)
     if ours:
-        text = re.sub(r"^pair_style\s+amoeba\s*$", "pair_style amoeba elec lammps", text, flags=re.M)
+        text = re.sub(r"^pair_style\s+amoeba\s*$", f"pair_style amoeba elec {opt.elec}", text,
+                      flags=re.M)
     with open(os.path.join(work, "in.box"), "w") as fh:
         fh.write(text)
     env = dict(os.environ, OMP_NUM_THREADS="1",
@@ -67,7 +74,8 @@ def profile(ours, steps):
     return total, counts
 
 
-for ours, label in ((False, "LAMMPS amoeba (no Ewald)"), (True, "amoeba/pk elec lammps")):
+styles = ((False, "LAMMPS amoeba (no Ewald)"), (True, f"amoeba/pk elec {opt.elec}"))
+for ours, label in styles[1:] if opt.pk_only else styles:
     t1, c1 = profile(ours, opt.steps)
     t2, c2 = profile(ours, 2 * opt.steps)
     per = {k: (c2.get(k, 0) - c1.get(k, 0)) / opt.steps for k in set(c1) | set(c2)}

@@ -14,12 +14,8 @@ void pk_amoeba_state_free(pk_amoeba_state *state)
 
 double pk_amoeba_state_bytes(const pk_amoeba_state *state)
 {
-    const pk_amoeba_induce_work *w = &state->induce;
-    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u, &w->field, &w->udir,
-                            &w->rsd, &w->zrsd, &w->conj, &w->vec, &w->poli, &w->pairs,
-                            &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts,
-                            &w->acc.copies};
-    double bytes = pk_amoeba_work_bytes(&state->work);
+    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u};
+    double bytes = pk_amoeba_work_bytes(&state->work) + pk_amoeba_induce_work_bytes(&state->induce);
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
     return bytes;
 }

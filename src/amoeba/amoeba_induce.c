@@ -14,7 +14,16 @@
  * dipole-dipole tensors T_ik = l5 3 r r^T / r^5 - l3 I / r^3 (times mutual-11-scale
  * inside a group) are computed once per call and reused by every iteration. In SMOOTH
  * mode the permanent fields, T_ik and the preconditioner blocks of a pair carry S(r_ik)
- * (pk_amoeba.h). */
+ * (pk_amoeba.h).
+ *
+ * Storage of the per-step tensors. Each is kept as T = s s^T - b3 I with s = sqrt(b5) r
+ * (b5 = 3 l5 / r^5 >= 0 times the scalings, b3 = l3 / r^3 times them): 4 doubles, and
+ * T v = s (s.v) - b3 v costs 9 flops instead of 15. The pairs found in the half
+ * neighbour list are then packed into rows over all local atoms (owned and ghost), each
+ * pair in the rows of both its atoms, so that a matrix-vector product is a gather: every
+ * row is summed by one thread in a fixed order, with no scatter, no per-thread copies of
+ * the output and no clearing of it; the ghosts' rows are then added onto their owners by
+ * the reverse communication, as before. */
 #include <math.h>
 #include <string.h>
 
@@ -22,12 +31,34 @@
 
 #define POLMIN 1.0e-8   /* smallest polarizability used as a PCG weight (LAMMPS) */
 
+static void rows_free(pk_amoeba_rows *r)
+{
+    pk_buffer_free(&r->start);
+    pk_buffer_free(&r->col);
+    pk_buffer_free(&r->ten);
+}
+
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
 {
     pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec, &w->poli,
-                      &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts};
+                      &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts,
+                      &w->cursor};
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) pk_buffer_free(b[k]);
+    rows_free(&w->mutual);
+    rows_free(&w->precond);
     pk_accum_free(&w->acc);
+}
+
+double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w)
+{
+    const pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec,
+                            &w->poli, &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors,
+                            &w->counts, &w->cursor, &w->mutual.start, &w->mutual.col,
+                            &w->mutual.ten, &w->precond.start, &w->precond.col,
+                            &w->precond.ten, &w->acc.copies};
+    double bytes = 0.0;
+    for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
+    return bytes;
 }
 
 void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4])
@@ -68,52 +99,94 @@ static void perm_field(const double *pi, const double *pk, const double r[3], co
     }
 }
 
-/* Symmetric 3x3 (xx xy xz yy yz zz) times vector. */
-static inline void sym_apply(const double *t, const double *v, double *o)
-{
-    o[0] += t[0] * v[0] + t[1] * v[1] + t[2] * v[2];
-    o[1] += t[1] * v[0] + t[3] * v[1] + t[4] * v[2];
-    o[2] += t[2] * v[0] + t[4] * v[1] + t[5] * v[2];
-}
-
 /* Per listed atom ii: offset into the pair slots, dipole-pair and preconditioner counts. */
 typedef struct {
     int off, ndip, npc;
 } slot;
 
-/* out_i += T_ik in_k and out_k += T_ik in_i over a stored pair list, for both dipole sets
- * (6 columns). out must be zeroed by the caller; scatter goes through pk_accum. */
-static pk_code pair_apply(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall,
-                          int use_pc, const double (*in)[6], double (*out)[6], pk_status *st)
+/* The rank-1 form {s, b3} of T = b5 r r^T - b3 I (b5 >= 0, but S(r) rounds to -1e-17
+ * just inside a cutoff). */
+static inline void tensor_store(double *t, const double r[3], double b3, double b5)
 {
-    const int nt = pk_max_threads();
+    const double q = b5 > 0.0 ? sqrt(b5) : 0.0;
+    t[0] = q * r[0];
+    t[1] = q * r[1];
+    t[2] = q * r[2];
+    t[3] = b3;
+}
+
+/* Rows of the pairs kept in the slots (pairs: partner k, tens: 4 doubles per slot; use_pc
+ * picks the preconditioner's counts): row i lists (k, T_ik) and row k lists (i, T_ik),
+ * in list order, so a row's order does not depend on threads. */
+static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall, int use_pc,
+                         const int *pairs, const double *tens, pk_amoeba_rows *rows, pk_status *st)
+{
     const slot *sl = w->counts.data;
-    const int *pairs = use_pc ? w->pc_pairs.data : w->pairs.data;
-    const double *ten = use_pc ? w->pc_tensors.data : w->tensors.data;
-    if (pk_accum_begin(&w->acc, nt, &out[0][0], (size_t)nall * 6, st)) return st->code;
-#pragma omp parallel num_threads(nt)
-    {
-        double (*o)[6] = (double (*)[6])pk_accum_slice(&w->acc, pk_thread_id());
-#pragma omp for schedule(static)
-        for (int ii = 0; ii < nl->inum; ii++) {
-            const int i = nl->ilist[ii];
-            const int n = use_pc ? sl[ii].npc : sl[ii].ndip;
-            const int *pk = pairs + sl[ii].off;
-            const double *t = ten + 6 * (size_t)sl[ii].off;
-            double vi[6], oi[6] = {0, 0, 0, 0, 0, 0};
-            memcpy(vi, in[i], sizeof vi);
-            for (int p = 0; p < n; p++, t += 6) {
-                const int k = pk[p];
-                sym_apply(t, in[k], oi);
-                sym_apply(t, in[k] + 3, oi + 3);
-                sym_apply(t, vi, o[k]);
-                sym_apply(t, vi + 3, o[k] + 3);
-            }
-            for (int d = 0; d < 6; d++) o[i][d] += oi[d];
+    size_t total = 0;
+    for (int ii = 0; ii < nl->inum; ii++) total += 2 * (size_t)(use_pc ? sl[ii].npc : sl[ii].ndip);
+    if (pk_buffer_reserve(&rows->start, (size_t)nall + 1, sizeof(int), st) ||
+        pk_buffer_reserve(&w->cursor, (size_t)nall + 1, sizeof(int), st) ||
+        pk_buffer_reserve(&rows->col, total ? total : 1, sizeof(int), st) ||
+        pk_buffer_reserve(&rows->ten, (total ? total : 1) * 4, sizeof(double), st))
+        return st->code;
+    int *start = rows->start.data, *cur = w->cursor.data, *col = rows->col.data;
+    double (*ten)[4] = rows->ten.data;
+    memset(start, 0, ((size_t)nall + 1) * sizeof(int));
+    for (int ii = 0; ii < nl->inum; ii++) {
+        const int n = use_pc ? sl[ii].npc : sl[ii].ndip;
+        start[nl->ilist[ii] + 1] += n;
+        for (int p = 0; p < n; p++) start[pairs[sl[ii].off + p] + 1]++;
+    }
+    for (int i = 0; i < nall; i++) start[i + 1] += start[i];
+    memcpy(cur, start, (size_t)nall * sizeof(int));
+    for (int ii = 0; ii < nl->inum; ii++) {
+        const int i = nl->ilist[ii], n = use_pc ? sl[ii].npc : sl[ii].ndip;
+        for (int p = 0; p < n; p++) {
+            const int k = pairs[sl[ii].off + p];
+            const double *t = tens + 4 * ((size_t)sl[ii].off + (size_t)p);
+            col[cur[i]] = k;
+            memcpy(ten[cur[i]++], t, sizeof *ten);
+            col[cur[k]] = i;
+            memcpy(ten[cur[k]++], t, sizeof *ten);
         }
     }
-    pk_accum_reduce(&w->acc);
     return PK_OK;
+}
+
+/* The d and p values of one component (lanes order): two SIMD lanes. */
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+
+static inline lane2 lane2_load(const double *p)
+{
+    lane2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* out_i = scale diag_i in_i + sum over row i of T_ik in_k for every local atom i, both
+ * dipole sets (6 columns, lanes order); diag (owned atoms, may be NULL) is 0 for ghosts. */
+static void rows_apply(const pk_amoeba_rows *rows, int nall, int nlocal, double scale,
+                       const double *diag, const double (*in)[6], double (*out)[6])
+{
+    const int *start = rows->start.data, *col = rows->col.data;
+    const double (*ten)[4] = (const double (*)[4])rows->ten.data;
+#pragma omp parallel for schedule(static) num_threads(pk_max_threads())
+    for (int i = 0; i < nall; i++) {
+        const double p = diag && i < nlocal ? scale * diag[i] : 0.0;
+        lane2 ox = p * lane2_load(in[i]), oy = p * lane2_load(in[i] + 2);
+        lane2 oz = p * lane2_load(in[i] + 4);
+        for (int e = start[i]; e < start[i + 1]; e++) {
+            const double *t = ten[e], *v = in[col[e]];
+            const lane2 vx = lane2_load(v), vy = lane2_load(v + 2), vz = lane2_load(v + 4);
+            const lane2 sv = t[0] * vx + t[1] * vy + t[2] * vz;
+            ox += sv * t[0] - t[3] * vx;
+            oy += sv * t[1] - t[3] * vy;
+            oz += sv * t[2] - t[3] * vz;
+        }
+        memcpy(out[i], &ox, sizeof ox);
+        memcpy(out[i] + 2, &oy, sizeof oy);
+        memcpy(out[i] + 4, &oz, sizeof oz);
+    }
 }
 
 /* Direct field of the permanent multipoles (both sets) and the pair tensors. */
@@ -167,13 +240,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                     const double pol = m->polarity[ti] * m->polarity[tk];
                     const double b3 = sr * uscale * l[0] * pol / (rr * r2);
                     const double b5 = sr * 3.0 * uscale * l[1] * pol / (rr * r2 * r2);
-                    double *t = pct + 6 * ((size_t)sl[ii].off + (size_t)npc);
-                    t[0] = b5 * r[0] * r[0] - b3;
-                    t[1] = b5 * r[0] * r[1];
-                    t[2] = b5 * r[0] * r[2];
-                    t[3] = b5 * r[1] * r[1] - b3;
-                    t[4] = b5 * r[1] * r[2];
-                    t[5] = b5 * r[2] * r[2] - b3;
+                    tensor_store(pct + 4 * ((size_t)sl[ii].off + (size_t)npc), r, b3, b5);
                     pcp[sl[ii].off + npc++] = k;
                 }
                 if (r2 > off2) continue;
@@ -198,13 +265,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                 }
                 if (mutual) {
                     const double b3 = sr * uscale * l[0] * rr3, b5 = sr * uscale * l[1] * rr5;
-                    double *t = ten + 6 * ((size_t)sl[ii].off + (size_t)ndip);
-                    t[0] = -b3 + b5 * r[0] * r[0];
-                    t[1] = b5 * r[0] * r[1];
-                    t[2] = b5 * r[0] * r[2];
-                    t[3] = -b3 + b5 * r[1] * r[1];
-                    t[4] = b5 * r[1] * r[2];
-                    t[5] = -b3 + b5 * r[2] * r[2];
+                    tensor_store(ten + 4 * ((size_t)sl[ii].off + (size_t)ndip), r, b3, b5);
                     pairs[sl[ii].off + ndip++] = k;
                 }
             }
@@ -213,47 +274,58 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         }
     }
     pk_accum_reduce(&w->acc);
+    if (mutual && pack_rows(w, nl, nall, 0, pairs, ten, &w->mutual, st)) return st->code;
+    if (use_pc && pack_rows(w, nl, nall, 1, pcp, pct, &w->precond, st)) return st->code;
     return PK_OK;
 }
 
 /* Field of the dipoles v (ghosts current) at every site, summed onto owners. */
-static pk_code mutual_field(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall,
-                            const pk_amoeba_comm *comm, const double (*v)[6], double (*field)[6],
-                            pk_status *st)
+static void mutual_field(const pk_amoeba_induce_work *w, int nall, const pk_amoeba_comm *comm,
+                         const double (*v)[6], double (*field)[6])
 {
-    memset(field, 0, (size_t)nall * sizeof *field);
-    if (pair_apply(w, nl, nall, 0, v, field, st)) return st->code;
+    rows_apply(&w->mutual, nall, 0, 0.0, NULL, v, field);
     comm->reverse(comm->ctx, &field[0][0], 6);
-    return PK_OK;
 }
 
-/* z = M r: usolve_diag * alpha_i on the diagonal plus the neighbour blocks (LAMMPS
- * uscale0b APPLY); r's ghosts are refreshed first, z's ghost parts summed onto owners. */
-static pk_code precondition(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                            pk_amoeba_induce_work *w, const pk_amoeba_list *nl,
-                            const pk_amoeba_comm *comm, double (*r)[6], double (*z)[6],
-                            pk_status *st)
+/* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
+ * blocks (LAMMPS uscale0b APPLY); r's ghosts are refreshed first, z's ghost parts summed
+ * onto owners. */
+static void precondition(const pk_amoeba_model *m, const pk_atoms *a,
+                         const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
+                         double (*r)[6], double (*z)[6])
 {
-    const int nall = a->nlocal + a->nghost;
     comm->forward(comm->ctx, &r[0][0], 6);
-    memset(z, 0, (size_t)nall * sizeof *z);
-    for (int i = 0; i < a->nlocal; i++) {
-        const double p = m->set.usolve_diag * fmax(POLMIN, m->polarity[s->amtype[i]]);
-        for (int d = 0; d < 6; d++) z[i][d] = p * r[i][d];
-    }
-    if (pair_apply(w, nl, nall, 1, (const double (*)[6])r, z, st)) return st->code;
+    rows_apply(&w->precond, a->nlocal + a->nghost, a->nlocal, m->set.usolve_diag, w->poli.data,
+               (const double (*)[6])r, z);
     comm->reverse(comm->ctx, &z[0][0], 6);
-    return PK_OK;
 }
 
-/* Sums over owned atoms of a.b for the d (out[0]) and p (out[1]) columns. */
+/* Inside the PCG an atom's 6 columns are ordered x_d x_p y_d y_p z_d z_p ("lanes"), so
+ * that rows_apply works on both dipole sets as pairs of SIMD lanes; column j belongs to
+ * set j & 1 and is column DP(j) of the d-then-p order used outside (u, udir, field). */
+#define DP(j) (3 * ((j) & 1) + ((j) >> 1))
+
+/* Reorder the rows of n atoms from d-then-p to lanes (to_lanes = 1) or back. */
+static void reorder(int n, double (*v)[6], int to_lanes)
+{
+    for (int i = 0; i < n; i++) {
+        double t[6];
+        for (int j = 0; j < 6; j++) {
+            if (to_lanes) t[j] = v[i][DP(j)];
+            else t[DP(j)] = v[i][j];
+        }
+        memcpy(v[i], t, sizeof t);
+    }
+}
+
+/* Sums over owned atoms of a.b for the d (out[0]) and p (out[1]) sets (lanes order). */
 static void dot2(int n, const double (*x)[6], const double (*y)[6], double out[2])
 {
     out[0] = out[1] = 0.0;
     for (int i = 0; i < n; i++)
-        for (int d = 0; d < 3; d++) {
-            out[0] += x[i][d] * y[i][d];
-            out[1] += x[i][3 + d] * y[i][3 + d];
+        for (int c = 0; c < 3; c++) {
+            out[0] += x[i][2 * c] * y[i][2 * c];
+            out[1] += x[i][2 * c + 1] * y[i][2 * c + 1];
         }
 }
 
@@ -279,9 +351,9 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     if (total == 0) total = 1;
     size_t nv = (size_t)nall * 6;
     if (pk_buffer_reserve(&w->pairs, total, sizeof(int), st) ||
-        pk_buffer_reserve(&w->tensors, total * 6, sizeof(double), st) ||
+        pk_buffer_reserve(&w->tensors, total * 4, sizeof(double), st) ||
         pk_buffer_reserve(&w->pc_pairs, total, sizeof(int), st) ||
-        pk_buffer_reserve(&w->pc_tensors, total * 6, sizeof(double), st) ||
+        pk_buffer_reserve(&w->pc_tensors, total * 4, sizeof(double), st) ||
         pk_buffer_reserve(&w->field, nv, sizeof(double), st) ||
         pk_buffer_reserve(&w->udir, nv, sizeof(double), st) ||
         pk_buffer_reserve(&w->rsd, nv, sizeof(double), st) ||
@@ -317,17 +389,18 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     /* mutual: PCG on (alpha^-1 - T) u = E_perm for both sets at once (LAMMPS induce) */
     double natoms = (double)n;
     comm->allreduce(comm->ctx, &natoms, 1);
+    reorder(n, u, 1);
     comm->forward(comm->ctx, &u[0][0], 6);
-    if (mutual_field(w, nl, nall, comm, (const double (*)[6])u, field, st)) return st->code;
+    mutual_field(w, nall, comm, (const double (*)[6])u, field);
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
-        for (int d = 0; d < 6; d++) {
-            rsd[i][d] = set->pcg_guess ? (udir[i][d] - u[i][d]) / poli[i] + field[i][d]
-                                       : udir[i][d] / poli[i];
-            zrsd[i][d] = rsd[i][d];
+        for (int j = 0; j < 6; j++) {
+            rsd[i][j] = set->pcg_guess ? (udir[i][DP(j)] - u[i][j]) / poli[i] + field[i][j]
+                                       : udir[i][DP(j)] / poli[i];
+            zrsd[i][j] = rsd[i][j];
         }
     }
-    if (set->pcg_precond && precondition(m, a, s, w, nl, comm, rsd, zrsd, st)) return st->code;
+    if (set->pcg_precond) precondition(m, a, w, comm, rsd, zrsd);
     memcpy(conj, zrsd, (size_t)n * sizeof *conj);
 
     double eps = 100.0;
@@ -335,7 +408,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         info->iterations++;
         /* vec = alpha^-1 conj - T conj */
         comm->forward(comm->ctx, &conj[0][0], 6);
-        if (mutual_field(w, nl, nall, comm, (const double (*)[6])conj, field, st)) return st->code;
+        mutual_field(w, nall, comm, (const double (*)[6])conj, field);
         for (int i = 0; i < n; i++)
             for (int d = 0; d < 6; d++) vec[i][d] = conj[i][d] / poli[i] - field[i][d];
         double red[4], cv[2], rz[2];
@@ -348,12 +421,12 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         for (int k = 0; k < 2; k++) step[k] = red[k] != 0.0 ? sum[k] / red[k] : red[k];
         for (int i = 0; i < n; i++)
             for (int d = 0; d < 6; d++) {
-                const double al = step[d / 3];
+                const double al = step[d & 1];
                 u[i][d] += al * conj[i][d];
                 rsd[i][d] -= al * vec[i][d];
                 zrsd[i][d] = rsd[i][d];
             }
-        if (set->pcg_precond && precondition(m, a, s, w, nl, comm, rsd, zrsd, st)) return st->code;
+        if (set->pcg_precond) precondition(m, a, w, comm, rsd, zrsd);
         double beta[2];
         dot2(n, (const double (*)[6])rsd, (const double (*)[6])zrsd, beta);
         comm->allreduce(comm->ctx, beta, 2);
@@ -361,7 +434,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
             if (sum[k] != 0.0) beta[k] /= sum[k];
         double ee[2];
         for (int i = 0; i < n; i++)
-            for (int d = 0; d < 6; d++) conj[i][d] = zrsd[i][d] + beta[d / 3] * conj[i][d];
+            for (int d = 0; d < 6; d++) conj[i][d] = zrsd[i][d] + beta[d & 1] * conj[i][d];
         dot2(n, (const double (*)[6])rsd, (const double (*)[6])rsd, ee);
         comm->allreduce(comm->ctx, ee, 2);
         eps = PK_AMOEBA_DEBYE * sqrt(fmax(ee[0], ee[1]) / natoms);
@@ -374,6 +447,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     info->rms = eps;
     if (!isfinite(eps))
         return pk_fail(st, PK_ERR_NUMERIC, "amoeba/pk: induced dipoles are not finite (PCG residual %g)", eps);
+    reorder(n, u, 0);
     comm->forward(comm->ctx, &u[0][0], 6);
     return PK_OK;
 }

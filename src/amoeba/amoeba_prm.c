@@ -305,6 +305,9 @@ static pk_code read_setting(prm_ctx *c, const amoeba_record *r)
         if (amoeba_get_double(c->t, r, 1, &v, c->st)) return c->st->code;
         if (n == 1) {
             if (amoeba_startswith(k, "direct")) m->direct11_scale = v;
+            else if (v < 0.0)   /* the solver stores its tensors as s s^T - b3 I, s ~ sqrt(v) */
+                return FAIL(PK_ERR_UNSUPPORTED, r, "'%s %g': a negative dipole-dipole scale is not "
+                            "supported by amoeba/pk", k, v);
             else m->mutual11_scale = v;
         } else if (v != 1.0) {
             return FAIL(PK_ERR_UNSUPPORTED, r, "'%s %g': only 1.0 is supported for 1-2..1-5 (as LAMMPS amoeba)", k, v);

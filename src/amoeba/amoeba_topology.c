@@ -41,11 +41,17 @@ static pk_code partners(const pk_amoeba_topology *top, const int *amtype, int i,
     return PK_OK;
 }
 
-/* Is atom k (a 1-3 partner of i) bonded to z? Uses the bond list of whichever of the two
- * is owned here (map with near_i = -1 prefers the owned copy, as LAMMPS's atom->map). */
+/* Is atom k (a 1-3 partner of i) bonded to z? From k's 1-2 list when the caller gives
+ * those of ghosts too; else from the bond list of whichever of the two is owned here (map
+ * with near_i = -1 prefers the owned copy, as LAMMPS's atom->map), unknown if neither. */
 static int bonded(const pk_amoeba_topology *top, const pk_atoms *a, const partner *k,
                   const partner *z, int *unknown)
 {
+    if (top->bond12) {
+        for (int m = 0; m < top->nbond12[k->idx]; m++)
+            if (top->bond12[k->idx][m] == z->tag) return 1;
+        return 0;
+    }
     const int ko = top->map(top->map_ctx, k->tag, -1);
     if (ko >= 0 && ko < a->nlocal) {
         for (int m = 0; m < top->nspecial[ko][0]; m++)
@@ -155,8 +161,8 @@ pk_code pk_amoeba_assign_frames(const pk_amoeba_model *m, const pk_atoms *a,
         int found = match_frame(m, a, top, itype, b12, n12, b13, n13, &f);
         if (found < 0)
             return pk_fail(st, PK_ERR_RANGE,
-                           "amoeba/pk: frame of atom %d needs the bond list of a ghost atom",
-                           (int)itag);
+                           "amoeba/pk: frame of atom %d needs the bond list of a ghost atom "
+                           "(pk_amoeba_topology.bond12)", (int)itag);
         if (!found)
             return pk_fail(st, PK_ERR_ARG,
                            "amoeba/pk: no multipole record of type %d fits the bonds of atom %d "
@@ -275,9 +281,26 @@ pk_code pk_amoeba_map_frames(const pk_atoms *a, const pk_amoeba_topology *top,
     return PK_OK;
 }
 
+/* Farthest a bonded H-reduction partner (an X-H bond, ~1 A) can be from its atom. The
+ * closest image that map() finds is the bonded copy if that copy is present. A ghost atom
+ * near the edge of the ghost shell may lack it; map() then returns another copy, at least
+ * a box length minus the bond away in a periodic box, which must not be used: the partner
+ * is absent (-1). Any bound between the longest bond and the shortest box length minus it
+ * tells the two apart. */
+#define HRED_MAXDIST 3.0
+
 void pk_amoeba_map_hred(const pk_atoms *a, const pk_amoeba_topology *top, const pk_tag *hred_tag,
                         int *hred)
 {
     const int nall = a->nlocal + a->nghost;
-    for (int i = 0; i < nall; i++) hred[i] = hred_tag[i] ? top->map(top->map_ctx, hred_tag[i], i) : i;
+    for (int i = 0; i < nall; i++) {
+        hred[i] = hred_tag[i] ? top->map(top->map_ctx, hred_tag[i], i) : i;
+        if (hred[i] < 0 || hred[i] == i) continue;
+        double r2 = 0.0;
+        for (int d = 0; d < 3; d++) {
+            const double dx = a->x[hred[i]][d] - a->x[i][d];
+            r2 += dx * dx;
+        }
+        if (r2 > HRED_MAXDIST * HRED_MAXDIST) hred[i] = -1;
+    }
 }

@@ -90,7 +90,9 @@
  * Threads. Kernels loop over the list's atoms with OpenMP (static schedule); forces,
  * torques and fields go through pk_accum (per-thread copies reduced in thread order),
  * energies and virials through per-thread partial sums added in thread order, so a given
- * thread count is bitwise reproducible. No global mutable state: every call works on the
+ * thread count is bitwise reproducible. The PCG's matrix-vector products avoid both: the
+ * per-step tensors are packed by row (pk_amoeba_rows) and each row is summed by one
+ * thread. No global mutable state: every call works on the
  * model and the workspaces passed in. */
 #ifndef PK_AMOEBA_H
 #define PK_AMOEBA_H
@@ -214,7 +216,9 @@ static inline double pk_amoeba_epsilon(const pk_amoeba_model *m, int ci, int cj)
  * 1-2, 1-3, 1-4 partners, special[i] their tags in that order; map(ctx, tag, i) gives the
  * local index of the image of atom `tag` closest to atom i (LAMMPS atom->map followed by
  * domain->closest_image), or -1; with i = -1 it gives the owned copy when the atom is
- * owned here, else any copy (atom->map). */
+ * owned here, else any copy (atom->map). Optionally nbond12/bond12, the 1-2 partners of
+ * owned AND ghost atoms (LAMMPS keeps bond lists of owned atoms only; the caller forwards
+ * them to the ghosts), which pk_amoeba_assign_frames needs on several ranks. */
 typedef struct {
     const int (*nspecial)[3];
     const pk_tag *const *special;
@@ -222,6 +226,8 @@ typedef struct {
     const pk_tag *const *special15;
     int (*map)(void *ctx, pk_tag tag, int near_i);
     void *map_ctx;
+    const int *nbond12;                /* optional (NULL): 1-2 partners, owned + ghost */
+    const pk_tag *const *bond12;
 } pk_amoeba_topology;
 
 /* Per-atom AMOEBA data the kernels read, owned + ghost unless stated. */
@@ -238,7 +244,9 @@ typedef struct {
  * LAMMPS/Tinker kmpole: first frames whose z and x (and y) atoms are 1-2 partners, then z
  * a 1-2 and x (y) 1-3 partners bonded to z, then z-only, then no frame. Frame atoms are
  * returned as tags (0 unused) in frame_tag[i] = {z, x, y} and as closest-image local
- * indices in frame[i] (self if unused). Fails naming the atom tag when no record fits. */
+ * indices in frame[i] (self if unused). Fails naming the atom tag when no record fits.
+ * Whether a 1-3 partner is bonded to z is read from top->bond12 when given, else from the
+ * bond list of whichever of the two is owned (fails when neither is: give bond12). */
 pk_code pk_amoeba_assign_frames(const pk_amoeba_model *m, const pk_atoms *a,
                                 const pk_amoeba_topology *top, const int *amtype,
                                 int *mpole, pk_tag (*frame_tag)[3], int (*frame)[3],
@@ -248,7 +256,9 @@ pk_code pk_amoeba_assign_frames(const pk_amoeba_model *m, const pk_atoms *a,
  * of the frame atoms given by tag (frame_tag[i] = {z, x, y}, 0 unused -> i itself) for
  * owned atoms, and of the H-reduction partners (hred_tag, 0 -> the atom itself) for owned
  * and ghost atoms, where a partner that is not present gives -1 (an error only if HAL
- * needs it, as in LAMMPS). A missing frame atom is an error naming both tags. */
+ * needs it, as in LAMMPS); so does a closest image farther than a bond can be, another
+ * copy of a partner whose bonded copy is not present (a ghost at the shell's edge). A
+ * missing frame atom is an error naming both tags. */
 pk_code pk_amoeba_map_frames(const pk_atoms *a, const pk_amoeba_topology *top,
                              const pk_tag (*frame_tag)[3], int (*frame)[3], pk_status *st);
 void pk_amoeba_map_hred(const pk_atoms *a, const pk_amoeba_topology *top, const pk_tag *hred_tag,
@@ -368,17 +378,25 @@ typedef struct {
     int converged;       /* rms < set.polar_eps within set.polar_iter iterations */
 } pk_amoeba_induce_info;
 
+/* Pair tensors by row: row i (owned or ghost atom) lists its partners col[e] and the
+ * tensors ten[e] (4 doubles, amoeba_induce.c) for e in [start[i], start[i+1]). */
+typedef struct {
+    pk_buffer start, col, ten;
+} pk_amoeba_rows;
+
 /* Workspace of the induced-dipole solver: per-atom vectors (6 doubles: the d and p sets)
  * and the per-step pair tensors that every PCG iteration reuses. */
 typedef struct {
     pk_buffer field, udir, rsd, zrsd, conj, vec, poli;
-    pk_buffer pairs, tensors;         /* dipole-dipole list: j and 6 tensor entries */
-    pk_buffer pc_pairs, pc_tensors;   /* preconditioner list within usolve_cut */
-    pk_buffer counts;                 /* per listed atom: slot offset and pair counts */
-    pk_accum acc;                     /* per-thread field copies */
+    pk_buffer pairs, tensors;         /* dipole-dipole pairs at the list's slots: k, tensor */
+    pk_buffer pc_pairs, pc_tensors;   /* preconditioner pairs within usolve_cut, the same */
+    pk_buffer counts, cursor;         /* per listed atom: slot offset and pair counts */
+    pk_amoeba_rows mutual, precond;   /* the same pairs packed by row */
+    pk_accum acc;                     /* per-thread field copies (direct field) */
 } pk_amoeba_induce_work;
 
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w);
+double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w);
 
 /* Induced dipoles from the permanent multipoles rpole (owned + ghost, global frame):
  * direct field with Thole damping and the d/p (direct/polarization) scalings by special

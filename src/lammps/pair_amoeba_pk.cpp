@@ -32,20 +32,13 @@ enum { PV_HAL = 0, PV_MPOLE = 3, PV_POLAR = 4, PV_SIZE = 6 };
 static const char *const BONDED[7] = {"bond", "angle", "dihedral", "improper",
                                       "urey", "pitorsion", "bitorsion"};
 
-// The electrostatics modes the core implements. `smooth` is the default of the issue but
-// not in the core yet: this is the one place to lift when it is.
-static bool elec_implemented(int elec)
-{
-  return elec == PK_AMOEBA_ELEC_LAMMPS;
-}
-
 static const char *elec_name(int elec)
 {
   return elec == PK_AMOEBA_ELEC_LAMMPS ? "lammps" : "smooth";
 }
 
 PairAmoebaPK::PairAmoebaPK(LAMMPS *lmp) :
-    Pair(lmp), elec(PK_AMOEBA_ELEC_SMOOTH), have_model(false), index_amtype(-1),
+    Pair(lmp), elec(PK_AMOEBA_ELEC_SMOOTH), taper_arg(0.0), have_model(false), index_amtype(-1),
     index_amgroup(-1), index_polaxe(-1), index_xyzaxis(-1), nmax_local(0),
     topology_pending(true), warned_unconverged(false), comm_kind(COMM_DOUBLES),
     comm_doubles(nullptr), comm_ints(nullptr), comm_ncol(0)
@@ -61,6 +54,7 @@ PairAmoebaPK::PairAmoebaPK(LAMMPS *lmp) :
   terms.hal = terms.mpole = terms.polar = 1;
   for (int &f : bonded_flags) f = 1;
   memset(&model, 0, sizeof model);
+  key_taper[0] = key_taper[1] = 0.0;
   memset(&state, 0, sizeof state);
   memset(&nlist, 0, sizeof nlist);
 }
@@ -81,12 +75,15 @@ void PairAmoebaPK::free_model()
   have_model = false;
 }
 
-/* pair_style amoeba/pk [elec lammps|smooth] [include|exclude term ...]
-   terms as LAMMPS amoeba: hal mpole polar (mpole/rspace, polar/rspace are the same here)
-   and the bonded switches it passes on to AMOEBA's bonded styles. */
+/* pair_style amoeba/pk [elec lammps|smooth] [taper X] [include|exclude term ...]
+   taper: where both electrostatic switches of elec smooth start, a distance (A) if X >= 1,
+   else a fraction of each cutoff (as the key's taper; overrides the key, HAL keeps the
+   key's). Terms as LAMMPS amoeba: hal mpole polar (mpole/rspace, polar/rspace are the same
+   here) and the bonded switches it passes on to AMOEBA's bonded styles. */
 void PairAmoebaPK::settings(int narg, char **arg)
 {
   elec = PK_AMOEBA_ELEC_SMOOTH;
+  taper_arg = 0.0;
   terms.hal = terms.mpole = terms.polar = 1;
   for (int &f : bonded_flags) f = 1;
 
@@ -102,6 +99,13 @@ void PairAmoebaPK::settings(int narg, char **arg)
       else
         error->all(FLERR, "Illegal {} command: elec {} (expected lammps or smooth)", STYLE, mode);
       iarg += 2;
+    } else if (word == "taper") {
+      if (iarg + 1 >= narg) error->all(FLERR, "Illegal {} command: taper needs a value", STYLE);
+      taper_arg = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+      if (!(taper_arg > 0.0))
+        error->all(FLERR, "Illegal {} command: taper {} (expected a distance >= 1 A or a fraction "
+                   "of the cutoffs in (0, 1))", STYLE, arg[iarg + 1]);
+      iarg += 2;
     } else if (word == "include" || word == "exclude") {
       const int value = word == "include";
       if (value) {
@@ -109,7 +113,8 @@ void PairAmoebaPK::settings(int narg, char **arg)
         for (int &f : bonded_flags) f = 0;
       }
       int n = 0;
-      for (iarg++; iarg < narg && strcmp(arg[iarg], "elec") != 0; iarg++, n++) {
+      for (iarg++; iarg < narg && strcmp(arg[iarg], "elec") != 0 && strcmp(arg[iarg], "taper") != 0;
+           iarg++, n++) {
         const std::string t = arg[iarg];
         if (t == "hal")
           terms.hal = value;
@@ -132,12 +137,13 @@ void PairAmoebaPK::settings(int narg, char **arg)
       }
       if (n == 0) error->all(FLERR, "Illegal {} command: {} needs at least one term", STYLE, word);
     } else {
-      error->all(FLERR, "Illegal {} keyword: {} (expected elec, include or exclude)", STYLE, word);
+      error->all(FLERR, "Illegal {} keyword: {} (expected elec, taper, include or exclude)", STYLE,
+                 word);
     }
   }
-  if (!elec_implemented(elec))
-    error->all(FLERR, "{}: elec {} is not yet implemented in the amoeba/pk core; use elec lammps "
-               "(LAMMPS amoeba without Ewald: hard electrostatic cutoffs)", STYLE, elec_name(elec));
+  if (taper_arg > 0.0 && elec != PK_AMOEBA_ELEC_SMOOTH)
+    error->all(FLERR, "{}: taper sets where the electrostatic switches of elec smooth start; "
+               "elec lammps has hard cutoffs (no taper)", STYLE);
 }
 
 /* pair_coeff * * file.prm [file.key] */
@@ -153,6 +159,8 @@ void PairAmoebaPK::coeff(int narg, char **arg)
     PairKit::check(lmp, "pair_coeff for amoeba/pk", st, true);
   have_model = true;
   prm_path = arg[2];
+  key_taper[0] = model.set.mpole_taper;
+  key_taper[1] = model.set.polar_taper;
 
   if (!allocated) PairKit::allocate_pair_tables(lmp, this);
   for (int i = 1; i <= atom->ntypes; i++)
@@ -230,6 +238,7 @@ void PairAmoebaPK::init_style()
   check_atom_style();
   check_atom_types();
   model.set.elec = (pk_amoeba_elec) elec;
+  setup_switches();
 
   // A ghost atom within the HAL cutoff needs its H-reduction partner as a ghost too (the
   // core reduces ghosts' sites itself; LAMMPS amoeba communicates the reduced sites). The
@@ -262,17 +271,48 @@ void PairAmoebaPK::init_style()
     if (terms.hal) on += " hal";
     if (terms.mpole) on += " mpole";
     if (terms.polar) on += " polar";
+    const std::string cuts =
+        elec == PK_AMOEBA_ELEC_LAMMPS
+            ? fmt::format("hard cutoffs: multipoles {} A, polarization {} A, as LAMMPS amoeba "
+                          "without Ewald", s.mpole_cut, s.polar_cut)
+            : fmt::format("multipoles with shifted-force charges switched from {} to {} A, "
+                          "polarization switched from {} to {} A", s.mpole_taper, s.mpole_cut,
+                          s.polar_taper, s.polar_cut);
     utils::logmesg(lmp,
-                   "{}: portable C backend, double precision, {} OpenMP thread(s); elec {} "
-                   "(hard cutoffs: multipoles {} A, polarization {} A, as LAMMPS amoeba without "
-                   "Ewald); HAL cutoff {} A, taper from {} A; terms:{}; polarization {}\n",
-                   STYLE, pk_max_threads(), elec_name(elec), s.mpole_cut, s.polar_cut, s.vdw_cut,
-                   s.vdw_taper, on.empty() ? " none" : on,
+                   "{}: portable C backend, double precision, {} OpenMP thread(s); elec {} ({}); "
+                   "HAL cutoff {} A, taper from {} A; terms:{}; polarization {}\n",
+                   STYLE, pk_max_threads(), elec_name(elec), cuts, s.vdw_cut, s.vdw_taper,
+                   on.empty() ? " none" : on,
                    model.polarization == PK_AMOEBA_POLAR_DIRECT
                        ? std::string("direct")
                        : fmt::format("mutual (PCG, polar-eps {} D, polar-iter {})", s.polar_eps,
                                      s.polar_iter));
   }
+}
+
+// Where the electrostatic switches of elec smooth start: pair_style taper, else the key's
+// (taper, mpole-taper; 0.65 of the cutoffs by default). Each must lie inside its cutoff.
+void PairAmoebaPK::setup_switches()
+{
+  pk_amoeba_settings &s = model.set;
+  s.mpole_taper = key_taper[0];
+  s.polar_taper = key_taper[1];
+  if (taper_arg > 0.0) {
+    s.mpole_taper = taper_arg >= 1.0 ? taper_arg : taper_arg * s.mpole_cut;
+    s.polar_taper = taper_arg >= 1.0 ? taper_arg : taper_arg * s.polar_cut;
+  }
+  if (elec != PK_AMOEBA_ELEC_SMOOTH) return;
+  const char *from = taper_arg > 0.0 ? "pair_style taper" : "the key's taper or mpole-taper";
+  const struct {
+    bool on;
+    const char *name;
+    double start, cut;
+  } sw[2] = {{terms.mpole != 0, "multipole", s.mpole_taper, s.mpole_cut},
+             {terms.polar != 0, "polarization", s.polar_taper, s.polar_cut}};
+  for (const auto &w : sw)
+    if (w.on && !(w.start > 0.0 && w.start < w.cut))
+      error->all(FLERR, "{}: elec smooth: the {} switch starts at {} A (from {}), which is not "
+                 "inside its cutoff {} A", STYLE, w.name, w.start, from, w.cut);
 }
 
 double PairAmoebaPK::init_one_cutoff() const
@@ -302,26 +342,13 @@ pk_atoms PairAmoebaPK::atoms()
   return PairKit::atoms_view(lmp);
 }
 
-// The copy of atom `tag` bonded to atom near_i: its closest image. A bonded image lies
-// within a bond length; in a periodic box an image half a box length away or more is
-// another copy, found when the bonded one lies outside this rank's ghost shell (H partners
-// of ghosts at the shell's edge): then -1, "not present", as the core expects.
+// LAMMPS's atom->map, then the image closest to atom near_i (the core's contract).
 int PairAmoebaPK::map_cb(void *ctx, pk_tag tag, int near_i)
 {
   auto self = static_cast<PairAmoebaPK *>(ctx);
-  Domain *domain = self->domain;
   const int idx = self->atom->map(tag);
   if (idx < 0 || near_i < 0) return idx;
-  const int j = domain->closest_image(near_i, idx);
-  const double prd[3] = {domain->xprd, domain->yprd, domain->zprd};
-  const int periodic[3] = {domain->xperiodic, domain->yperiodic, domain->zperiodic};
-  double r2 = 0.0, half = INFINITY;
-  for (int d = 0; d < 3; d++) {
-    const double dx = self->atom->x[j][d] - self->atom->x[near_i][d];
-    r2 += dx * dx;
-    if (periodic[d]) half = std::min(half, 0.5 * prd[d]);
-  }
-  return r2 < half * half ? j : -1;
+  return self->domain->closest_image(near_i, idx);
 }
 
 pk_amoeba_topology PairAmoebaPK::topology()
@@ -333,6 +360,8 @@ pk_amoeba_topology PairAmoebaPK::topology()
   t.special15 = atom->special15;
   t.map = map_cb;
   t.map_ctx = this;
+  t.nbond12 = nullptr;    // ghosts' bond lists: only assign_frames needs them
+  t.bond12 = nullptr;
   return t;
 }
 
@@ -392,8 +421,6 @@ void PairAmoebaPK::forward_ints(int *v)
 void PairAmoebaPK::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
-  if (vflag_atom)
-    error->all(FLERR, "{}: per-atom virial (compute stress/atom) is not implemented", STYLE);
 
   grow_local();
   if (topology_pending) {
@@ -548,6 +575,7 @@ void PairAmoebaPK::write_restart_settings(FILE *fp)
   const int v[4] = {elec, terms.hal, terms.mpole, terms.polar};
   fwrite(v, sizeof(int), 4, fp);
   fwrite(bonded_flags, sizeof(int), 7, fp);
+  fwrite(&taper_arg, sizeof(double), 1, fp);
 }
 
 void PairAmoebaPK::read_restart_settings(FILE *fp)
@@ -556,8 +584,10 @@ void PairAmoebaPK::read_restart_settings(FILE *fp)
   if (comm->me == 0) {
     utils::sfread(FLERR, v, sizeof(int), 4, fp, nullptr, error);
     utils::sfread(FLERR, v + 4, sizeof(int), 7, fp, nullptr, error);
+    utils::sfread(FLERR, &taper_arg, sizeof(double), 1, fp, nullptr, error);
   }
   MPI_Bcast(v, 11, MPI_INT, 0, world);
+  MPI_Bcast(&taper_arg, 1, MPI_DOUBLE, 0, world);
   elec = v[0];
   terms.hal = v[1];
   terms.mpole = v[2];

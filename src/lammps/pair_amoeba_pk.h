@@ -46,6 +46,7 @@ class PairAmoebaPK : public Pair {
  private:
   // settings (pair_style), kept in restart files
   int elec;                       // pk_amoeba_elec
+  double taper_arg;               // start of the elec smooth switches (0: the key's)
   pk_amoeba_terms terms;          // hal, mpole, polar
   int bonded_flags[7];            // bond angle dihedral improper urey pitorsion bitorsion,
                                   // for LAMMPS's AMOEBA bonded styles (extract())
@@ -53,6 +54,7 @@ class PairAmoebaPK : public Pair {
   pk_amoeba_model model;
   bool have_model;
   std::string prm_path;           // for messages
+  double key_taper[2];            // the key's multipole and polarization switch starts
 
   // per-atom properties of atom_style amoeba (fix property/atom)
   int index_amtype, index_amgroup, index_polaxe, index_xyzaxis;
@@ -80,6 +82,7 @@ class PairAmoebaPK : public Pair {
 
   void free_model();
   double init_one_cutoff() const;   // the largest cutoff of the force field
+  void setup_switches();            // elec smooth switch starts (pair_style or key taper)
   void check_atom_style();
   void check_atom_types();
   pk_atoms atoms();

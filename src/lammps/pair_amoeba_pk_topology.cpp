@@ -11,6 +11,8 @@
 #include "error.h"
 #include "neigh_list.h"
 
+#include <algorithm>
+
 using namespace LAMMPS_NS;
 
 static const char STYLE[] = "pair_style amoeba/pk";
@@ -47,16 +49,10 @@ void PairAmoebaPK::assign_groups()
 }
 
 /* Multipole frames of the owned atoms (LAMMPS kmpole), stored as kind in i_polaxe and
- * frame-atom tags in d2_xyzaxis so that they travel with the atoms.
- *
- * A frame may need to know whether two ghost atoms are bonded (a z atom and an x atom
- * bonded to it, both owned elsewhere). LAMMPS keeps bond lists for owned atoms only, so
- * as pair amoeba does the 1-2 lists are sent to the ghosts first. The core reads a bond
- * list only for atoms it treats as owned, so it is given all nlocal + nghost atoms as
- * owned, the real owned atoms first. It assigns atoms in index order and stops at the
- * first that fails; ghosts near the edge of the ghost shell may fail (their partners are
- * absent) and their frames are not needed. Hence: the owned atoms all got a record -> done;
- * else the first owned atom without one is the one the core's message is about. */
+ * frame-atom tags in d2_xyzaxis so that they travel with the atoms. A frame may need to
+ * know whether two ghost atoms are bonded (a z atom and an x atom bonded to it, both owned
+ * elsewhere); LAMMPS keeps bond lists of owned atoms only, so, as pair amoeba does, the
+ * 1-2 lists are first sent to the ghosts and given to the core as bond12. */
 void PairAmoebaPK::assign_frames()
 {
   const int nlocal = atom->nlocal, nall = nlocal + atom->nghost, ms = atom->maxspecial;
@@ -69,27 +65,20 @@ void PairAmoebaPK::assign_frames()
   comm_kind = COMM_BONDS;
   comm->forward_comm(this);
 
-  std::vector<int> nspecial(3 * (size_t) nall);
-  std::vector<const pk_tag *> special(nall);
-  for (int i = 0; i < nall; i++) {
-    for (int k = 0; k < 3; k++) nspecial[3 * i + k] = i < nlocal ? atom->nspecial[i][k] : ghost_nbond[i];
-    special[i] = i < nlocal ? atom->special[i] : &ghost_bonds[(size_t) i * ms];
-  }
+  std::vector<const pk_tag *> bonds(nall);
+  for (int i = 0; i < nall; i++) bonds[i] = ghost_bonds.data() + (size_t) i * ms;
   pk_amoeba_topology top = topology();
-  top.nspecial = reinterpret_cast<const int(*)[3]>(nspecial.data());
-  top.special = special.data();
-  pk_atoms a = atoms();
-  a.nlocal = nall;
-  a.nghost = 0;
+  top.nbond12 = ghost_nbond.data();
+  top.bond12 = bonds.data();
+  const pk_atoms a = atoms();
 
-  std::vector<int> rec(nall, -1);
-  std::vector<pk_tag> tags(3 * (size_t) nall, 0);
+  std::vector<int> rec(std::max(nlocal, 1));
+  std::vector<pk_tag> tags(3 * (size_t) std::max(nlocal, 1));
   pk_status st;
   pk_status_clear(&st);
   if (pk_amoeba_assign_frames(&model, &a, &top, atom->ivector[index_amtype], rec.data(),
                               reinterpret_cast<pk_tag(*)[3]>(tags.data()), nullptr, &st) != PK_OK)
-    for (int i = 0; i < nlocal; i++)
-      if (rec[i] < 0) fail(st);
+    fail(st);
 
   int *polaxe = atom->ivector[index_polaxe];
   double **xyzaxis = atom->darray[index_xyzaxis];

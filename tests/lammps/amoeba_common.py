@@ -40,6 +40,43 @@ def set_key(key_text, **values):
     return key_text
 
 
+def replicated(data, n=2):
+    """The box data file repeated n x n x n times (LAMMPS `replicate` refuses the per-atom
+    fix property/atom data that atom_style amoeba uses, so the data file is replicated)."""
+    lines = data.splitlines()
+    count = {l.split()[1]: int(l.split()[0]) for l in lines
+             if len(l.split()) == 2 and l.split()[1] in ("atoms", "bonds", "angles")}
+    box = float(next(l.split()[1] for l in lines if l.endswith("xlo xhi")))
+    shifts = [(a, b, c) for a in range(n) for b in range(n) for c in range(n)]
+    offset = {"Atoms": count["atoms"], "Bonds": count["bonds"], "Angles": count["angles"],
+              "Tinker Types": count["atoms"]}
+    nmol = count["atoms"] // 3
+    out, section = [], None
+    for line in lines:
+        w = line.split()
+        if w and not w[0].lstrip("-").replace(".", "").isdigit():
+            section = line.strip()
+            out.append(line)
+        elif len(w) == 2 and w[1] in count:
+            out.append(f"{count[w[1]] * n ** 3} {w[1]}")
+        elif len(w) == 4 and w[2].endswith("lo"):
+            out.append(f"0 {box * n} {w[2]} {w[3]}")
+        elif section in offset and len(w) >= 2:
+            for k, sh in enumerate(shifts):
+                v = [str(int(w[0]) + k * offset[section])]
+                if section == "Atoms":   # id mol type q x y z
+                    v += [str(int(w[1]) + k * nmol), w[2], w[3]]
+                    v += [f"{float(w[4 + d]) + sh[d] * box:.6f}" for d in range(3)]
+                elif section == "Tinker Types":
+                    v.append(w[1])
+                else:                    # id type atom ids
+                    v += [w[1]] + [str(int(x) + k * count["atoms"]) for x in w[2:]]
+                out.append(" ".join(v))
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 WATER_FILES = ("amoeba_water.prm", "data.water_dimer.amoeba", "data.water_hexamer.amoeba",
                "data.water_box.amoeba")
 

@@ -5,8 +5,8 @@ lines, special_bonds and pair_coeff given again (as for LAMMPS amoeba; the force
 not in the restart file, the pair style and its settings are), 10 steps. B's steps 10-20
 must equal A's to 1e-10 (E_pair, TotEng relative; positions in Angstrom): the per-atom
 AMOEBA data comes back through the restart file and the topology is rebuilt the same way.
-The settings survive: `exclude polar` written before is still in force after (E_polar 0,
-E_mpole unchanged to 1e-12). Without pair_coeff after read_restart LAMMPS stops with a
+The settings survive: `elec smooth taper 6.5 exclude polar` written before is still in force
+after (the log says smooth from 6.5 A, E_polar 0, E_mpole unchanged to 1e-12). Without pair_coeff after read_restart LAMMPS stops with a
 message saying so."""
 import os
 import re
@@ -54,11 +54,13 @@ print(f"restarted vs continuous, steps 10-20: energies {worst:.2e} (relative), p
 chk.check(worst <= 1e-10, f"energies after restart differ by {worst:.3g} (> 1e-10)")
 chk.check(dx <= 1e-10, f"positions after restart differ by {dx:.3g} A (> 1e-10)")
 
-# include/exclude settings are kept
-excl = first.replace("pair_style " + PAIR, "pair_style " + PAIR + " exclude polar")
+# the settings are kept: smooth mode, its taper and exclude
+excl = first.replace("pair_style " + PAIR, "pair_style amoeba/pk taper 6.5 exclude polar")
 excl = excl.replace("run 10\nwrite_restart r.restart\nrun 10\n", "run 0\nwrite_restart r.restart\n")
 ea = run(excl, files=water_files())
 eb = run(second(os.path.join(ea.workdir, "r.restart"), steps=0), files=water_files())
+chk.contains(eb.output, "elec smooth (multipoles with shifted-force charges switched from 6.5 to 7 A",
+             "elec smooth and taper 6.5 come from the restart file")
 ra, rb = ea.thermo()[0], eb.thermo()[0]
 chk.check(rb["c_pa[5]"] == 0.0, f"exclude polar kept: E_polar {rb['c_pa[5]']}")
 chk.close(rb["c_pa[4]"], ra["c_pa[4]"], 1e-12, 1e-12, "E_mpole after restart")

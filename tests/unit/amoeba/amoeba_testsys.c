@@ -401,7 +401,7 @@ static int map_tag(void *ctx, pk_tag tag, int near_i)
 
 pk_amoeba_topology ts_topology(test_system *s)
 {
-    pk_amoeba_topology t;
+    pk_amoeba_topology t = {0};
     t.nspecial = (const int (*)[3])s->nspecial;
     t.special = (const pk_tag *const *)s->special;
     t.nspecial15 = s->nspecial15;
