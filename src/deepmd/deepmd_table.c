@@ -72,17 +72,17 @@ static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, doub
         double x1 = k < t->n0 ? t->s0 + (k + 1) * t->h0 : t->s1 + (k + 1 - t->n0) * t->h1;
         dp_net_scalar(net, x1, y1, d1, s1, scr);
         double *c = t->coef + (size_t)k * ng * 6;
-        for (int m = 0; m < ng; m++, c += 6) {
+        for (int m = 0; m < ng; m++) {
             double D0 = y1[m] - y0[m] - d0[m] * h - 0.5 * s0[m] * h * h;
             double D1 = d1[m] - d0[m] - s0[m] * h;
             double D2 = s1[m] - s0[m];
             double h2 = h * h, h3 = h2 * h;
-            c[0] = y0[m];
-            c[1] = d0[m];
-            c[2] = 0.5 * s0[m];
-            c[3] = (10.0 * D0 - 4.0 * h * D1 + 0.5 * h2 * D2) / h3;
-            c[4] = (-15.0 * D0 + 7.0 * h * D1 - h2 * D2) / (h3 * h);
-            c[5] = (6.0 * D0 - 3.0 * h * D1 + 0.5 * h2 * D2) / (h3 * h2);
+            c[m] = y0[m];
+            c[ng + m] = d0[m];
+            c[2 * ng + m] = 0.5 * s0[m];
+            c[3 * ng + m] = (10.0 * D0 - 4.0 * h * D1 + 0.5 * h2 * D2) / h3;
+            c[4 * ng + m] = (-15.0 * D0 + 7.0 * h * D1 - h2 * D2) / (h3 * h);
+            c[5 * ng + m] = (6.0 * D0 - 3.0 * h * D1 + 0.5 * h2 * D2) / (h3 * h2);
         }
         memcpy(y0, y1, sizeof(double) * 3 * ng);  /* y1, d1, s1 follow y0, d0, s0 */
     }
