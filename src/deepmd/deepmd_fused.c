@@ -1,6 +1,7 @@
-/* Tabulated fused kernel: T = (1/N) [sum over real slots R^_k (x) G(s_k) + pad[ti][t][n_t]]
- * with G(s_k) evaluated from the quintic table inside the contraction (never stored), and
- * the padding slots taken from the precomputed suffix sums. The backward pass evaluates G
+/* Tabulated fused kernel: T = (1/N) [sum over real slots R^_k (x) G(s_k) + padding], with
+ * G(s_k) evaluated from the quintic table inside the contraction (never stored), and the
+ * padding slots in closed form: (sel - n_real) x R^_pad (x) G(s_pad) per neighbour type, or
+ * a precomputed suffix sum when the statistics differ per slot. The backward pass evaluates G
  * and G' from the same piece again:
  *   dE/dR^_k[d] = (1/N) sum_m dE/dT[d][m] G_m,  plus on d = 0
  *   (1/N) sum_m G'_m sum_d dE/dT[d][m] R^_k[d]. */
@@ -54,8 +55,14 @@ pk_code dp_fused_forward(const dp_model *m, const dp_tables *tb, int i, int ti,
     memset(T, 0, sizeof(double) * 4 * ng);
     /* Padding slots in closed form. */
     for (int t = 0; t < nt; t++) {
-        const double *P = tb->pad + tb->pad_off[ti * nt + t] + (size_t)nreal[t] * 4 * ng;
-        for (int c = 0; c < 4 * ng; c++) T[c] += P[c];
+        const double *P = tb->pad + tb->pad_off[ti * nt + t];
+        if (tb->pad_uniform[ti * nt + t]) {
+            const double npad = m->sel[t] - nreal[t];
+            for (int c = 0; c < 4 * ng; c++) T[c] += npad * P[c];
+        } else {
+            P += (size_t)nreal[t] * 4 * ng;
+            for (int c = 0; c < 4 * ng; c++) T[c] += P[c];
+        }
     }
     /* Real neighbours: table lookup fused with the contraction. */
     for (int q = 0; q < nn; q++) {
@@ -66,10 +73,10 @@ pk_code dp_fused_forward(const dp_model *m, const dp_tables *tb, int i, int ti,
         if (!lookup(m, tb, ti, n, Rh, &c, &x)) {
             const dp_table *tab = &tb->tab[dp_emb_index(m, ti, n->type)];
             return pk_fail(st, PK_ERR_RANGE,
-                           "deepmd/pk: atom %d (tag %d) has a %s neighbour at r = %.6g, closer "
-                           "than the embedding table covers (s = %.6g > %.6g); rerun with a "
-                           "smaller table_rmin or tabulate no", i, tag ? (int)tag[i] : i + 1,
-                           m->type_map[n->type], n->r, Rh[0], tab->s2);
+                           "atom %ld (%s) has a %s neighbour at r = %.6g, closer than the "
+                           "embedding table covers (s = %.6g > %.6g); rerun with a smaller "
+                           "table_rmin or tabulate no", tag ? (long)tag[i] : (long)i + 1,
+                           m->type_map[ti], m->type_map[n->type], n->r, Rh[0], tab->s2);
         }
         accumulate_row(c, x, ng, Rh, T);
     }

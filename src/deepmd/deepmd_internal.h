@@ -103,10 +103,15 @@ typedef struct {
 
 typedef struct {
     dp_table *tab;     /* one per embedding net */
-    /* pad[pad_off[ti * ntypes + tj] + n * 4 * ng + d * ng + m], n = 0..sel[tj]: sum over
-     * the slots k >= n of block tj of R^_k[d] G_m(s_k) when they are padding (centre ti). */
+    /* Padding slots of block tj around a centre of type ti, from P = pad + pad_off[ti *
+     * ntypes + tj]. When the block's statistics are uniform (as DeePMD-kit computes them)
+     * every padding row is the same: P[d * ng + m] = R^_pad[d] G_m(s_pad), to be taken
+     * (sel - n_real) times, so the memory does not grow with sel. Otherwise (per-slot
+     * statistics) P[n * 4 * ng + d * ng + m], n = 0..sel[tj], is the sum over the slots
+     * k >= n of R^_k[d] G_m(s_k). */
     double *pad;
     size_t *pad_off;
+    unsigned char *pad_uniform;
     size_t bytes;
 } dp_tables;
 
