@@ -4,30 +4,35 @@ as the YAML that `dp convert-backend model.pth model.yaml` produces. Standard li
 
   tools/deepmd_synthetic_model.py water OUT.yaml    O/H, the shape of Guo et al.'s water model
   tools/deepmd_synthetic_model.py copper OUT.yaml   Cu, the shape of their copper model
+  ... --sel 1000                                     the same networks with another sel
 
   water:  rcut 6, rcut_smth 0.5, sel [46, 92], embedding [25, 50, 100], axis 16,
           fitting [240, 240, 240] (resnet_dt), type_one_side
   copper: rcut 8, rcut_smth 0.5, sel [500], embedding [32, 64, 128], axis 16,
           fitting [240, 240, 240] (resnet_dt)
 
-The weights are random (a seeded Mersenne Twister, so the same file on every machine) in
-the ranges DeePMD-kit initialises them, except for two designed pieces that make the energy
-surface usable for molecular dynamics:
+The weights are random (a seeded Mersenne Twister: the same file on every machine) in the
+ranges DeePMD-kit initialises them, except for the pieces that make the energy surface
+usable for molecular dynamics (not physical: an untrained model binds no molecules):
 
-* Statistics. davg/dstd are DeePMD-kit's environment statistics (per centre type: mean and
-  standard deviation of s = w(r)/r over all slots, padding included; angular std of
-  w(r) x_a / r^2) of a reference structure: the water box of tools/water_box.py, or the
-  perfect fcc lattice a = 3.634 A.
-* A repulsive core. Embedding output 0 is G_0(s^) = 1 + tanh(k (s^ - s^_c)): zero for
-  neighbours farther than r_c (+ ~0.15 A), 2 for closer ones (first layer unit 0 carries
-  the tanh; the resnet copies carry it up; the later layers' tanh units of that output are
-  made 0 and 1). Then T[:,0] sums only close neighbours and D[0] = |T[:,0]|^2 grows as a
-  neighbour approaches. Fitting unit 0 is tanh(kappa D[0]), passed unchanged through the
-  resnet layers (its own tanh units are 0) to the output with weight A: E_core =
-  A tanh(kappa D[0]), a wall of A eV below r_c. D entries built from T[:,0] feed nothing
-  else, so the random part never sees the core.
-Everything else is a smooth random function of the environment of amplitude set by the
-output weights (forces of order 1 eV/A on liquid water).
+* Statistics. davg/dstd are DeePMD-kit's environment statistics of a reference structure
+  (the water box of tools/water_box.py, or the perfect fcc lattice a = 3.634 A): per centre
+  type, mean and standard deviation of s = w(r)/r over all slots, padding included. The
+  angular std (of w(r) x_a / r^2) is doubled, so that |R^[1:4]| < R^[0] for close
+  neighbours: the squares of sums in D then cannot pull a third atom into a close pair.
+* Embedding features. First-layer units are tanh(w (s^ - c)), slopes w ~ N(0, emb_w0) and
+  centres c spread over the s^ of distances rcut .. feature_r, so the nets vary over the
+  neighbour shells (and steeply enough that the table error at table_step 0.01 is far above
+  round-off) and are flat closer in.
+* A repulsive core. Embedding output 0 is G_0(s^) = 1 + tanh(k (s^ - s^_c)), about 0 beyond
+  core_r and 2 inside (first-layer unit 0 carries the tanh, the resnet shortcuts carry it
+  up, the later tanh units of that output are fixed at 0 and 1). T[:,0] then sums close
+  neighbours only and D[0] = |T[:,0]|^2 grows as one approaches. Fitting unit 0 is
+  tanh(kappa D[0]), passed unchanged through the resnet layers (its own tanh units are 0)
+  to the output with weight A: E_core = A tanh(kappa D[0]), ~3 eV at 0.6 A for water.
+  The D entries built from core outputs feed nothing else.
+The rest is a smooth random function of the environment; out_w sets its amplitude (water:
+forces ~0.1 eV/A RMS, and a 1536-atom box stays near 300 K over 1 ps of NVE).
 """
 import argparse
 import math
@@ -35,17 +40,15 @@ import random
 
 import water_box
 
+# Shared design parameters (see above): the core (centre core_r, slope core_k in s^, kappa,
+# height A), the spread of the embedding features, the scales of the fitting weights.
+DESIGN = dict(rcut_smth=0.5, axis=16, fitting=[240, 240, 240], core_k=0.3, core_kappa=2.0,
+              core_a=50.0, emb_w0=5.0, feature_r=2.5, fit_w0=3.0, out_w=0.02, angular_std=2.0)
 MODELS = {
-    "water": dict(type_map=["O", "H"], rcut=6.0, rcut_smth=0.5, sel=[46, 92],
-                  neuron=[25, 50, 100], axis=16, fitting=[240, 240, 240], seed=20261201,
-                  bias=[-4.0, -2.0], core_r=0.6, core_k=0.3, core_kappa=2.0, core_a=50.0,
-                  emb_w0=5.0, feature_r=1.5, fit_w0=3.0, out_w=0.02,
-                  angular_std=2.0),
-    "copper": dict(type_map=["Cu"], rcut=8.0, rcut_smth=0.5, sel=[500],
-                   neuron=[32, 64, 128], axis=16, fitting=[240, 240, 240], seed=20261202,
-                   bias=[-3.5], core_r=1.8, core_k=0.3, core_kappa=2.0, core_a=50.0,
-                   emb_w0=5.0, feature_r=1.5, fit_w0=3.0, out_w=0.02,
-                  angular_std=2.0),
+    "water": dict(DESIGN, type_map=["O", "H"], rcut=6.0, sel=[46, 92], neuron=[25, 50, 100],
+                  bias=[-4.0, -2.0], core_r=0.6, seed=20261201),
+    "copper": dict(DESIGN, type_map=["Cu"], rcut=8.0, sel=[500], neuron=[32, 64, 128],
+                   bias=[-3.5], core_r=1.8, seed=20261202),
 }
 
 
@@ -289,7 +292,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("name", choices=sorted(MODELS))
     ap.add_argument("out")
+    ap.add_argument("--sel", type=lambda v: [int(x) for x in v.split(",")],
+                    help="other sel (comma-separated per type): more or less padding, the same "
+                         "networks")
     opt = ap.parse_args()
+    if opt.sel:
+        MODELS[opt.name]["sel"] = opt.sel
     lines = []
     emit(model(opt.name), 0, lines)
     with open(opt.out, "w") as fh:

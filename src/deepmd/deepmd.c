@@ -59,6 +59,13 @@ static int is_hdf5(const char *path)
     return n == 8 && !memcmp(sig, "\211HDF\r\n\032\n", 8);
 }
 
+/* DeePMD-kit's frozen TensorFlow (.pb) and PyTorch (.pth) models need the frameworks. */
+static int is_framework_model(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && (!strcmp(dot, ".pb") || !strcmp(dot, ".pth") || !strcmp(dot, ".pt"));
+}
+
 pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_status *st)
 {
     pk_deepmd_options dflt;
@@ -72,6 +79,12 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
         pk_fail(st, PK_ERR_ARG, "need table_step > 0, table_rmin > 0 and "
                 "table_extrapolate >= 1 (got %g, %g, %g)", o->table_step, o->table_rmin,
                 o->table_extrapolate);
+        return NULL;
+    }
+    if (is_framework_model(path)) {
+        pk_fail(st, PK_ERR_UNSUPPORTED, "%s: a TensorFlow/PyTorch model; convert it to the "
+                "serialized form first: dp convert-backend %s model.yaml (or model.dp)", path,
+                path);
         return NULL;
     }
     pk_deepmd *dp = calloc(1, sizeof *dp);

@@ -89,21 +89,30 @@ void PairDeepMDPK::settings(int narg, char **arg)
   }
 }
 
-/* pair_coeff * * name1 ... nameN  (type_map names, or NULL) */
+/* pair_coeff * * name1 ... nameN  (type_map names, or NULL), or pair_coeff * * alone as in
+ * DeePMD-kit's pair_style deepmd: LAMMPS type t is the model's type t-1. */
 void PairDeepMDPK::coeff(int narg, char **arg)
 {
   if (!model) error->all(FLERR, "{}: pair_coeff before a model was loaded", STYLE);
-  const int n = atom->ntypes;
-  if (narg != 2 + n || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
+  const int n = atom->ntypes, nmodel = pk_deepmd_ntypes(model);
+  if ((narg != 2 + n && narg != 2) || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
     error->all(FLERR, "Incorrect args for pair coefficients: expected pair_coeff * * followed "
-                      "by {} type_map name(s) or NULL, one per atom type", n);
+                      "by {} type_map name(s) or NULL, one per atom type (or by none)", n);
 
   std::string known;
-  for (int t = 0; t < pk_deepmd_ntypes(model); t++)
+  for (int t = 0; t < nmodel; t++)
     known += std::string(t ? " " : "") + pk_deepmd_type_name(model, t);
 
   std::vector<int> map(n, -1);
+  if (narg == 2 && n > nmodel)
+    error->all(FLERR, "{}: pair_coeff * * without names maps atom type t to the model's type "
+                      "t, but there are {} atom types and the model has {} ({}); name them",
+               STYLE, n, nmodel, known);
   for (int i = 0; i < n; i++) {
+    if (narg == 2) {
+      map[i] = i;
+      continue;
+    }
     const char *name = arg[2 + i];
     if (strcmp(name, "NULL") == 0) continue;
     map[i] = pk_deepmd_type_index(model, name);

@@ -87,11 +87,18 @@ CASES = [
       "descriptor 'dpa1' is not supported (only se_e2_a / se_a)"]),
     ("frame parameters", script(), {"model.yaml": broken("numb_fparam: 0", "numb_fparam: 2")},
      ["model.fitting.numb_fparam", "frame parameters are not supported"]),
+    ("TensorFlow model", script("deepmd/pk graph.pb"), {"graph.pb": "not read"},
+     ["graph.pb: a TensorFlow/PyTorch model; convert it to the serialized form first: "
+      "dp convert-backend graph.pb model.yaml"]),
+    ("pair_coeff * * with more atom types than the model", script(coeff="pair_coeff * *")
+     .replace("read_data data.water", "read_data data.water extra/atom/types 1"), {},
+     ["pair_coeff * * without names maps atom type t to the model's type t, but there are 3 "
+      "atom types and the model has 2 (O H); name them"]),
     ("type name not in type_map", script(coeff="pair_coeff * * O C"), {},
      ["element C (atom type 2) is not in the model's type_map: O H"]),
     ("pair_coeff not * *", script(coeff="pair_coeff 1 2 O H"), {},
      ["Pair_coeff must start with * * for pair style deepmd/pk"]),
-    ("pair_coeff name count", script(coeff="pair_coeff * * O"), {},
+    ("pair_coeff name count", script(coeff="pair_coeff * * O H O"), {},
      ["expected pair_coeff * * followed by 2 type_map name(s) or NULL"]),
     ("units real", script(units="units real"), {}, ["requires units metal", "not units real"]),
     ("newton pair off", script(extra="newton off"), {}, ["requires newton pair on"]),

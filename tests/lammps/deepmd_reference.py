@@ -12,6 +12,7 @@ Tolerances, per block and quantity, as max |got - ref| / max |ref| ("norm-relati
 core's unit test: near-zero components cannot be held pointwise):
   exact kernel (tabulate no):    1e-10, and atomic energies within 1e-11 eV absolute;
   tabulated kernel (default table_step 0.01, and 0.001): 1e-8, atomic energies within 1e-9 eV.
+Also a DeePMD-kit input (pair_style deepmd, pair_coeff * * without names) with -sf pk.
 Bad input is tested in deepmd_errors.py."""
 import os
 import re
@@ -115,8 +116,9 @@ def norm_rel(got, ref):
     return max(abs(g - r) for g, r in zip(got, ref)) / scale
 
 
-def run_case(case, style):
-    res = run(script(case, style), files={"data.dp": data_file(case, ["O", "H"])}, timeout=300)
+def run_case(case, style, elements="O H", args=()):
+    res = run(script(case, style, elements), files={"data.dp": data_file(case, ["O", "H"])},
+              args=args, timeout=300)
     rows = res.dump("dump.atoms")
     thermo = res.thermo()[-1]
     n = len(case["atype"])
@@ -159,4 +161,12 @@ for b, case in enumerate(cases, 1):
             chk.check(e <= rtol, f"block {b} {name} {q}: {e:.3g} > {rtol}")
         chk.check(eabs <= etol, f"block {b} {name} atomic energies: {eabs:.3g} eV > {etol}")
 
+# A DeePMD-kit input, unchanged but for the model file: `pair_style deepmd model` and
+# `pair_coeff * *` (types in type_map order) with -sf pk run deepmd/pk.
+ref = reference(cases[0])
+res, got = run_case(cases[0], f"deepmd {MODEL}", elements="", args=("-sf", "pk"))
+chk.contains(res.output, "pair_style deepmd/pk: model", "-sf pk: log line")
+err = max(norm_rel(got[q], ref[q]) for q in ("force", "eatom", "vatom"))
+print(f"pair_style deepmd with -sf pk, block 1: max error / max |ref| {err:.2e}")
+chk.check(err <= 1e-8, f"pair_style deepmd -sf pk: {err:.3g} > 1e-8")
 chk.finish()
