@@ -59,6 +59,13 @@ static int is_hdf5(const char *path)
     return n == 8 && !memcmp(sig, "\211HDF\r\n\032\n", 8);
 }
 
+/* DeePMD-kit's frozen TensorFlow (.pb) and PyTorch (.pth) models need the frameworks. */
+static int is_framework_model(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && (!strcmp(dot, ".pb") || !strcmp(dot, ".pth") || !strcmp(dot, ".pt"));
+}
+
 pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_status *st)
 {
     pk_deepmd_options dflt;
@@ -69,14 +76,20 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
     pk_status_clear(st);
     if (o->tabulate && (!(o->table_step > 0) || !(o->table_rmin > 0) ||
                         !(o->table_extrapolate >= 1))) {
-        pk_fail(st, PK_ERR_ARG, "deepmd/pk: need table_step > 0, table_rmin > 0 and "
+        pk_fail(st, PK_ERR_ARG, "need table_step > 0, table_rmin > 0 and "
                 "table_extrapolate >= 1 (got %g, %g, %g)", o->table_step, o->table_rmin,
                 o->table_extrapolate);
         return NULL;
     }
+    if (is_framework_model(path)) {
+        pk_fail(st, PK_ERR_UNSUPPORTED, "%s: a TensorFlow/PyTorch model; convert it to the "
+                "serialized form first: dp convert-backend %s model.yaml (or model.dp)", path,
+                path);
+        return NULL;
+    }
     pk_deepmd *dp = calloc(1, sizeof *dp);
     if (!dp) {
-        pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+        pk_fail(st, PK_ERR_MEMORY, "out of memory");
         return NULL;
     }
     dp->opt = *o;
@@ -87,7 +100,7 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
     }
     dp->maxseen = calloc((size_t)dp->m.ntypes, sizeof(int));
     if (!dp->maxseen) {
-        pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+        pk_fail(st, PK_ERR_MEMORY, "out of memory");
         pk_deepmd_destroy(dp);
         return NULL;
     }
@@ -139,12 +152,12 @@ size_t pk_deepmd_memory(const pk_deepmd *dp)
 pk_code pk_deepmd_set_type_map(pk_deepmd *dp, int n, const int *map, pk_status *st)
 {
     int *m2 = malloc(sizeof(int) * ((size_t)n + 1));
-    if (!m2) return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+    if (!m2) return pk_fail(st, PK_ERR_MEMORY, "out of memory");
     m2[0] = -1;
     for (int t = 1; t <= n; t++) {
         if (map[t - 1] < -1 || map[t - 1] >= dp->m.ntypes) {
             free(m2);
-            return pk_fail(st, PK_ERR_ARG, "deepmd/pk: LAMMPS type %d maps to model type %d, "
+            return pk_fail(st, PK_ERR_ARG, "LAMMPS type %d maps to model type %d, "
                            "the model has %d types", t, map[t - 1], dp->m.ntypes);
         }
         m2[t] = map[t - 1];
@@ -228,13 +241,13 @@ static pk_code prepare_threads(pk_deepmd *dp, int nth, int maxnb, pk_status *st)
     if (dp->nthreads != nth) {
         free_threads(dp);
         dp->th = calloc((size_t)nth, sizeof(dp_thread));
-        if (!dp->th) return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+        if (!dp->th) return pk_fail(st, PK_ERR_MEMORY, "out of memory");
         dp->nthreads = nth;
         for (int t = 0; t < nth; t++) {
             dp->th[t].nreal = calloc((size_t)DP_BLOCK * dp->m.ntypes, sizeof(int));
             dp->th[t].maxseen = calloc((size_t)dp->m.ntypes, sizeof(int));
             if (!dp->th[t].nreal || !dp->th[t].maxseen)
-                return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+                return pk_fail(st, PK_ERR_MEMORY, "out of memory");
         }
     }
     size_t work = dp->opt.tabulate ? fused_block_scratch(&dp->m) : dp_exact_scratch(&dp->m);
@@ -259,15 +272,15 @@ pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl,
     const dp_model *m = &dp->m;
     const int nall = at->nlocal + at->nghost;
     pk_status_clear(st);
-    if (!dp->lmp2model) return pk_fail(st, PK_ERR_ARG, "deepmd/pk: type map is not set");
-    if (!out->f) return pk_fail(st, PK_ERR_ARG, "deepmd/pk: forces must be requested");
+    if (!dp->lmp2model) return pk_fail(st, PK_ERR_ARG, "type map is not set");
+    if (!out->f) return pk_fail(st, PK_ERR_ARG, "forces must be requested");
 
     if (pk_buffer_reserve(&dp->mtype, (size_t)nall + 1, sizeof(int), st)) return st->code;
     int *mtype = dp->mtype.data;
     for (int a = 0; a < nall; a++) {
         int t = at->type[a];
         if (t < 1 || t > dp->nlmp)
-            return pk_fail(st, PK_ERR_ARG, "deepmd/pk: atom %d has type %d outside 1..%d", a,
+            return pk_fail(st, PK_ERR_ARG, "atom %d has type %d outside 1..%d", a,
                            t, dp->nlmp);
         mtype[a] = dp->lmp2model[t];
     }

@@ -20,10 +20,10 @@
  * time (value, 1st and 2nd derivative matched at the nodes; a fine range of width
  * table_step from the padding value s_pad up to s(table_rmin), then a 10x coarser range
  * up to s_pad + table_extrapolate (s(table_rmin) - s_pad)); it fuses the lookup with the
- * contraction so G is never stored, and adds the padding slots in closed form (a
- * precomputed suffix sum over slots, count x constant row x G(s_pad) when the statistics
- * are uniform). A neighbour beyond the table is an error (PK_ERR_RANGE) naming the atom
- * and the distance. Its fitting nets run over batches of centres of one type, so the
+ * contraction so G is never stored, and adds the padding slots in closed form (count x
+ * constant row x G(s_pad) when the statistics are uniform per neighbour type, as DeePMD-kit
+ * makes them; a precomputed suffix sum over slots otherwise). A neighbour beyond the table
+ * is an error (PK_ERR_RANGE) naming the atom and the distance. Its fitting nets run over batches of centres of one type, so the
  * fitting weights stream through the cache once per batch rather than once per atom.
  *
  * Files: .yaml (libyaml) and .dp (HDF5 with the dict as JSON; needs a build with HDF5),

@@ -41,6 +41,65 @@ static inline void act_eval(dp_act act, double z, double *a, double *a1, double 
     }
 }
 
+/* sum_k a[k] b[k], four lanes at a time. */
+static inline double dot(const double *a, const double *b, int K)
+{
+    dp_v4 s = {0};
+    int k = 0;
+    for (; k + 4 <= K; k += 4) s += dp_v4_load(a + k) * dp_v4_load(b + k);
+    double t = dp_v4_sum(s);
+    for (; k < K; k++) t += a[k] * b[k];
+    return t;
+}
+
+/* C (M x N) += A (M x K) B^T, B stored as N rows of K, all row-major with leading
+ * dimensions. The fitting layers of a batch of centres are such products (forward with the
+ * transposed weights, backward with the weights as stored), so both read whole weight rows
+ * contiguously, once per batch. A tile of 4 rows of A x 2 rows of B keeps eight 4-lane
+ * partial sums in registers: 6 loads per 8 multiply-adds. Leftovers: plain dot products. */
+static void gemm_abt(int M, int N, int K, const double *A, size_t lda, const double *B,
+                     size_t ldb, double *C, size_t ldc)
+{
+    const int K4 = K - K % 4;
+    int n0 = 0;
+    for (; n0 + 2 <= N; n0 += 2) {
+        const double *b0 = B + (size_t)n0 * ldb, *b1 = b0 + ldb;
+        int m0 = 0;
+        for (; m0 + 4 <= M; m0 += 4) {
+            const double *a[4] = {A + (size_t)m0 * lda, A + (size_t)(m0 + 1) * lda,
+                                  A + (size_t)(m0 + 2) * lda, A + (size_t)(m0 + 3) * lda};
+            dp_v4 s00 = {0}, s01 = {0}, s10 = {0}, s11 = {0};
+            dp_v4 s20 = {0}, s21 = {0}, s30 = {0}, s31 = {0};
+            for (int k = 0; k < K4; k += 4) {
+                const dp_v4 x0 = dp_v4_load(b0 + k), x1 = dp_v4_load(b1 + k);
+                dp_v4 y = dp_v4_load(a[0] + k);
+                s00 += y * x0; s01 += y * x1;
+                y = dp_v4_load(a[1] + k);
+                s10 += y * x0; s11 += y * x1;
+                y = dp_v4_load(a[2] + k);
+                s20 += y * x0; s21 += y * x1;
+                y = dp_v4_load(a[3] + k);
+                s30 += y * x0; s31 += y * x1;
+            }
+            const dp_v4 s[4][2] = {{s00, s01}, {s10, s11}, {s20, s21}, {s30, s31}};
+            for (int r = 0; r < 4; r++)
+                for (int j = 0; j < 2; j++) {
+                    const double *bj = j ? b1 : b0;
+                    double t = dp_v4_sum(s[r][j]);
+                    for (int k = K4; k < K; k++) t += a[r][k] * bj[k];
+                    C[(size_t)(m0 + r) * ldc + n0 + j] += t;
+                }
+        }
+        for (; m0 < M; m0++) {
+            C[(size_t)m0 * ldc + n0] += dot(A + (size_t)m0 * lda, b0, K);
+            C[(size_t)m0 * ldc + n0 + 1] += dot(A + (size_t)m0 * lda, b1, K);
+        }
+    }
+    for (; n0 < N; n0++)
+        for (int m = 0; m < M; m++)
+            C[(size_t)m * ldc + n0] += dot(A + (size_t)m * lda, B + (size_t)n0 * ldb, K);
+}
+
 /* Add the resnet shortcut of a layer: out += in (nout == nin) or (in, in) (nout == 2 nin). */
 static inline void shortcut(const dp_layer *L, const double *in, double *out)
 {
@@ -55,7 +114,7 @@ static inline void shortcut(const dp_layer *L, const double *in, double *out)
 void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d2y,
                    double *scratch)
 {
-    const int W = net->width;
+    const int W = net->width, want2 = d2y != NULL;   /* the exact kernel needs no G'' */
     double *x = scratch, *dx = x + W, *d2x = dx + W;
     double *u = d2x + W, *du = u + W, *d2u = du + W;
     x[0] = s; dx[0] = 1.0; d2x[0] = 0.0;
@@ -68,11 +127,17 @@ void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d
         }
         for (int k = 0; k < L->nin; k++) {
             const double *wk = L->w + (size_t)k * L->nout;
-            for (int o = 0; o < L->nout; o++) {
-                u[o] += x[k] * wk[o];
-                du[o] += dx[k] * wk[o];
-                d2u[o] += d2x[k] * wk[o];
-            }
+            if (want2)
+                for (int o = 0; o < L->nout; o++) {
+                    u[o] += x[k] * wk[o];
+                    du[o] += dx[k] * wk[o];
+                    d2u[o] += d2x[k] * wk[o];
+                }
+            else
+                for (int o = 0; o < L->nout; o++) {
+                    u[o] += x[k] * wk[o];
+                    du[o] += dx[k] * wk[o];
+                }
         }
         for (int o = 0; o < L->nout; o++) {
             double a, a1, a2, g = L->idt ? L->idt[o] : 1.0, dz = du[o];
@@ -106,8 +171,8 @@ void dp_net_fit(const dp_net *net, int nb, const double *x0, double *y_out, doub
 {
     /* Scratch layout: per layer [inputs (nb x nin) | slopes act'(z) * idt (nb x nout)], then
      * the outputs (nb x nout), then two gradient blocks (nb x width). Each layer writes its
-     * outputs straight into the next layer's input slot. The batch shares each row of W
-     * while it is in cache; every sample's arithmetic is the same as alone. */
+     * outputs straight into the next layer's input slot. Each layer is one matrix product
+     * over the batch (gemm_abt); every sample's arithmetic is the same as alone. */
     const int W = net->width;
     size_t off = 0;
     memcpy(scratch, x0, sizeof(double) * (size_t)nb * net->nin);
@@ -119,14 +184,7 @@ void dp_net_fit(const dp_net *net, int nb, const double *x0, double *y_out, doub
         double *y = sl + (size_t)nb * no;
         for (int b = 0; b < nb; b++)
             for (int o = 0; o < no; o++) y[(size_t)b * no + o] = L->b ? L->b[o] : 0.0;
-        for (int k = 0; k < ni; k++) {
-            const double *wk = L->w + (size_t)k * no;
-            for (int b = 0; b < nb; b++) {
-                const double xk = x[(size_t)b * ni + k];
-                double *yb = y + (size_t)b * no;
-                for (int o = 0; o < no; o++) yb[o] += xk * wk[o];
-            }
-        }
+        gemm_abt(nb, no, ni, x, ni, L->wt, ni, y, no);
         for (int b = 0; b < nb; b++) {
             double *yb = y + (size_t)b * no, *sb = sl + (size_t)b * no;
             for (int o = 0; o < no; o++) {
@@ -161,14 +219,7 @@ void dp_net_fit(const dp_net *net, int nb, const double *x0, double *y_out, doub
                 for (int k = 0; k < ni; k++) g[k] = a[k] + a[k + ni];
             for (int o = 0; o < no; o++) a[o] *= sb[o];   /* now dE/dz */
         }
-        for (int o = 0; o < no; o++) {
-            const double *wo = L->wt + (size_t)o * ni;
-            for (int b = 0; b < nb; b++) {
-                const double ao = ga[(size_t)b * W + o];
-                double *g = gb + (size_t)b * W;
-                for (int k = 0; k < ni; k++) g[k] += ao * wo[k];
-            }
-        }
+        gemm_abt(nb, ni, no, ga, W, L->w, no, gb, W);
         double *t = ga; ga = gb; gb = t;
     }
     for (int b = 0; b < nb; b++)

@@ -12,8 +12,9 @@
  *
  * Range: s0 is one step below the lowest padding value -davg/dstd (s at r >= rcut); the
  * fine range [s0, s1) of step h reaches s(table_rmin); the coarse range [s1, s2) of step
- * 10h extends it to s0 + table_extrapolate (s1 - s0). The padding slots are summed once
- * here: pad[ti][tj][n] = sum over slots k >= n of block tj of R^_k (x) G(s_k). */
+ * 10h extends it to s0 + table_extrapolate (s1 - s0). The padding slots are evaluated
+ * once here (see dp_tables in deepmd_internal.h): one row R^_pad (x) G(s_pad) per block
+ * with uniform statistics, suffix sums over the slots otherwise. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, doub
     t->s0 = lo - t->h0;
     double n0 = ceil((hi - t->s0) / t->h0);
     if (!(n0 >= 1) || n0 > 1e8)
-        return pk_fail(st, PK_ERR_ARG, "deepmd/pk: table range [%g, %g] with table_step %g "
+        return pk_fail(st, PK_ERR_ARG, "table range [%g, %g] with table_step %g "
                        "is not usable", lo, hi, t->h0);
     t->n0 = (int)n0;
     t->s1 = t->s0 + t->n0 * t->h0;
@@ -61,7 +62,7 @@ static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, doub
     double *y = malloc(sizeof(double) * 6 * ((size_t)ng + net->width));
     if (!t->coef || !y) {
         free(y);
-        return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: cannot allocate the tables (%d "
+        return pk_fail(st, PK_ERR_MEMORY, "cannot allocate the tables (%d "
                        "intervals of %d outputs)", nint, ng);
     }
     double *y0 = y, *d0 = y0 + ng, *s0 = d0 + ng, *y1 = s0 + ng, *d1 = y1 + ng, *s1 = d1 + ng;
@@ -72,17 +73,17 @@ static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, doub
         double x1 = k < t->n0 ? t->s0 + (k + 1) * t->h0 : t->s1 + (k + 1 - t->n0) * t->h1;
         dp_net_scalar(net, x1, y1, d1, s1, scr);
         double *c = t->coef + (size_t)k * ng * 6;
-        for (int m = 0; m < ng; m++, c += 6) {
+        for (int m = 0; m < ng; m++) {
             double D0 = y1[m] - y0[m] - d0[m] * h - 0.5 * s0[m] * h * h;
             double D1 = d1[m] - d0[m] - s0[m] * h;
             double D2 = s1[m] - s0[m];
             double h2 = h * h, h3 = h2 * h;
-            c[0] = y0[m];
-            c[1] = d0[m];
-            c[2] = 0.5 * s0[m];
-            c[3] = (10.0 * D0 - 4.0 * h * D1 + 0.5 * h2 * D2) / h3;
-            c[4] = (-15.0 * D0 + 7.0 * h * D1 - h2 * D2) / (h3 * h);
-            c[5] = (6.0 * D0 - 3.0 * h * D1 + 0.5 * h2 * D2) / (h3 * h2);
+            c[m] = y0[m];
+            c[ng + m] = d0[m];
+            c[2 * ng + m] = 0.5 * s0[m];
+            c[3 * ng + m] = (10.0 * D0 - 4.0 * h * D1 + 0.5 * h2 * D2) / h3;
+            c[4 * ng + m] = (-15.0 * D0 + 7.0 * h * D1 - h2 * D2) / (h3 * h);
+            c[5 * ng + m] = (6.0 * D0 - 3.0 * h * D1 + 0.5 * h2 * D2) / (h3 * h2);
         }
         memcpy(y0, y1, sizeof(double) * 3 * ng);  /* y1, d1, s1 follow y0, d0, s0 */
     }
@@ -90,16 +91,33 @@ static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, doub
     return PK_OK;
 }
 
+/* Do all slots of block tj share centre ti's statistics? */
+static int block_uniform(const dp_model *m, int ti, int tj)
+{
+    const size_t first = ((size_t)ti * m->nnei + m->sec[tj]) * 4;
+    for (int k = m->sec[tj] + 1; k < m->sec[tj + 1]; k++) {
+        const size_t at = ((size_t)ti * m->nnei + k) * 4;
+        if (memcmp(m->davg + at, m->davg + first, 4 * sizeof(double)) ||
+            memcmp(m->dstd + at, m->dstd + first, 4 * sizeof(double)))
+            return 0;
+    }
+    return 1;
+}
+
 static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
 {
     const int nt = m->ntypes, ng = m->ng;
     size_t total = 0;
     tb->pad_off = malloc(sizeof(size_t) * nt * nt);
-    if (!tb->pad_off) return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+    tb->pad_uniform = malloc((size_t)nt * nt);
+    if (!tb->pad_off || !tb->pad_uniform)
+        return pk_fail(st, PK_ERR_MEMORY, "out of memory");
     for (int ti = 0; ti < nt; ti++)
         for (int tj = 0; tj < nt; tj++) {
+            const int u = block_uniform(m, ti, tj);
+            tb->pad_uniform[ti * nt + tj] = (unsigned char)u;
             tb->pad_off[ti * nt + tj] = total;
-            total += ((size_t)m->sel[tj] + 1) * 4 * ng;
+            total += (u ? 1 : (size_t)m->sel[tj] + 1) * 4 * ng;
         }
     int width = 0;
     for (int e = 0; e < m->nemb; e++)
@@ -108,16 +126,18 @@ static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
     double *G = malloc(sizeof(double) * ((size_t)ng + 6 * width));
     if (!tb->pad || !G) {
         free(G);
-        return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory for padding sums");
+        return pk_fail(st, PK_ERR_MEMORY, "out of memory for padding sums");
     }
     tb->bytes += total * sizeof(double);
     for (int ti = 0; ti < nt; ti++)
         for (int tj = 0; tj < nt; tj++) {
             double *P = tb->pad + tb->pad_off[ti * nt + tj];
             const dp_net *net = dp_emb_of(m, ti, tj);
+            const int uniform = tb->pad_uniform[ti * nt + tj];
             double slast = NAN;
-            /* Suffix sums from the last slot down; G re-evaluated only when s changes. */
-            for (int n = m->sel[tj] - 1; n >= 0; n--) {
+            /* One row, or suffix sums from the last slot down; G re-evaluated only when s
+             * changes. */
+            for (int n = uniform ? 0 : m->sel[tj] - 1; n >= 0; n--) {
                 const int k = m->sec[tj] + n;
                 const double *a = m->davg + ((size_t)ti * m->nnei + k) * 4;
                 const double *s = m->dstd + ((size_t)ti * m->nnei + k) * 4;
@@ -126,7 +146,8 @@ static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
                 if (Rh[0] != slast) dp_net_scalar(net, Rh[0], G, NULL, NULL, G + ng);
                 slast = Rh[0];
                 for (int d = 0; d < 4; d++)
-                    for (int c = 0; c < ng; c++) Pn[d * ng + c] = Pn1[d * ng + c] + Rh[d] * G[c];
+                    for (int c = 0; c < ng; c++)
+                        Pn[d * ng + c] = (uniform ? 0.0 : Pn1[d * ng + c]) + Rh[d] * G[c];
             }
         }
     free(G);
@@ -138,7 +159,7 @@ pk_code dp_tables_build(dp_tables *tb, const dp_model *m, const pk_deepmd_option
 {
     memset(tb, 0, sizeof *tb);
     tb->tab = calloc((size_t)m->nemb, sizeof(dp_table));
-    if (!tb->tab) return pk_fail(st, PK_ERR_MEMORY, "deepmd/pk: out of memory");
+    if (!tb->tab) return pk_fail(st, PK_ERR_MEMORY, "out of memory");
     for (int e = 0; e < m->nemb; e++) {
         const int tj = m->one_side ? e : e / m->ntypes;
         double lo, hi;
@@ -156,5 +177,6 @@ void dp_tables_free(dp_tables *tb, const dp_model *m)
     free(tb->tab);
     free(tb->pad);
     free(tb->pad_off);
+    free(tb->pad_uniform);
     memset(tb, 0, sizeof *tb);
 }

@@ -23,7 +23,7 @@ using namespace LAMMPS_NS;
 static const char STYLE[] = "pair_style deepmd/pk";
 
 PairDeepMDPK::PairDeepMDPK(LAMMPS *lmp) :
-    Pair(lmp), model(nullptr), tabulate(1), table_step(0.01)
+    Pair(lmp), model(nullptr), tabulate(1), table_step(0.01), table_rmin(0.5)
 {
   single_enable = 0;
   restartinfo = 0;
@@ -39,15 +39,18 @@ PairDeepMDPK::~PairDeepMDPK()
   PairKit::free_pair_tables(lmp, this);
 }
 
-/* pair_style deepmd/pk model [tabulate yes|no] [table_step x] */
+/* pair_style deepmd/pk model [tabulate yes|no] [table_step x] [table_rmin r] */
 void PairDeepMDPK::settings(int narg, char **arg)
 {
   if (narg < 1)
     error->all(FLERR, "Illegal {} command: expected model.yaml|model.dp [tabulate yes|no] "
-                      "[table_step x]", STYLE);
+                      "[table_step x] [table_rmin r]", STYLE);
   path = arg[0];
-  tabulate = 1;
-  table_step = 0.01;
+  pk_deepmd_options o;
+  pk_deepmd_options_default(&o);
+  tabulate = o.tabulate;
+  table_step = o.table_step;
+  table_rmin = o.table_rmin;
   for (int iarg = 1; iarg < narg; iarg += 2) {
     if (iarg + 1 >= narg)
       error->all(FLERR, "Illegal {} command: keyword {} needs a value", STYLE, arg[iarg]);
@@ -55,12 +58,16 @@ void PairDeepMDPK::settings(int narg, char **arg)
       tabulate = utils::logical(FLERR, arg[iarg + 1], false, lmp);
     else if (strcmp(arg[iarg], "table_step") == 0)
       table_step = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
+    else if (strcmp(arg[iarg], "table_rmin") == 0)
+      table_rmin = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
     else
-      error->all(FLERR, "Illegal {} keyword: {} (expected tabulate or table_step)", STYLE,
-                 arg[iarg]);
+      error->all(FLERR, "Illegal {} keyword: {} (expected tabulate, table_step or table_rmin)",
+                 STYLE, arg[iarg]);
   }
   if (!(table_step > 0.0))
     error->all(FLERR, "{}: table_step must be > 0 (got {})", STYLE, table_step);
+  if (!(table_rmin > 0.0))
+    error->all(FLERR, "{}: table_rmin must be > 0 (got {})", STYLE, table_rmin);
 
   // A repeated pair_style reloads the model; the type mapping must then be given again.
   pk_deepmd_destroy(model);
@@ -69,10 +76,9 @@ void PairDeepMDPK::settings(int narg, char **arg)
     for (int i = 0; i <= atom->ntypes; i++)
       for (int j = 0; j <= atom->ntypes; j++) setflag[i][j] = 0;
 
-  pk_deepmd_options o;
-  pk_deepmd_options_default(&o);
   o.tabulate = tabulate;
   o.table_step = table_step;
+  o.table_rmin = table_rmin;
   o.log = PairKit::logger(lmp);
   pk_status st;
   pk_status_clear(&st);
@@ -83,21 +89,30 @@ void PairDeepMDPK::settings(int narg, char **arg)
   }
 }
 
-/* pair_coeff * * name1 ... nameN  (type_map names, or NULL) */
+/* pair_coeff * * name1 ... nameN  (type_map names, or NULL), or pair_coeff * * alone as in
+ * DeePMD-kit's pair_style deepmd: LAMMPS type t is the model's type t-1. */
 void PairDeepMDPK::coeff(int narg, char **arg)
 {
   if (!model) error->all(FLERR, "{}: pair_coeff before a model was loaded", STYLE);
-  const int n = atom->ntypes;
-  if (narg != 2 + n || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
+  const int n = atom->ntypes, nmodel = pk_deepmd_ntypes(model);
+  if ((narg != 2 + n && narg != 2) || strcmp(arg[0], "*") != 0 || strcmp(arg[1], "*") != 0)
     error->all(FLERR, "Incorrect args for pair coefficients: expected pair_coeff * * followed "
-                      "by {} type_map name(s) or NULL, one per atom type", n);
+                      "by {} type_map name(s) or NULL, one per atom type (or by none)", n);
 
   std::string known;
-  for (int t = 0; t < pk_deepmd_ntypes(model); t++)
+  for (int t = 0; t < nmodel; t++)
     known += std::string(t ? " " : "") + pk_deepmd_type_name(model, t);
 
   std::vector<int> map(n, -1);
+  if (narg == 2 && n > nmodel)
+    error->all(FLERR, "{}: pair_coeff * * without names maps atom type t to the model's type "
+                      "t, but there are {} atom types and the model has {} ({}); name them",
+               STYLE, n, nmodel, known);
   for (int i = 0; i < n; i++) {
+    if (narg == 2) {
+      map[i] = i;
+      continue;
+    }
     const char *name = arg[2 + i];
     if (strcmp(name, "NULL") == 0) continue;
     map[i] = pk_deepmd_type_index(model, name);
@@ -128,7 +143,8 @@ void PairDeepMDPK::init_style()
   pk_deepmd_overflow_reset(model);
 
   if (comm->me == 0) {
-    std::string kernel = tabulate ? fmt::format("tabulated kernel (table_step {})", table_step)
+    std::string kernel = tabulate ? fmt::format("tabulated kernel (table_step {}, table_rmin {})",
+                                                table_step, table_rmin)
                                   : std::string("exact kernel");
     utils::logmesg(lmp,
                    "{}: model {} ({} types, rcut {}), portable C backend, double precision, "

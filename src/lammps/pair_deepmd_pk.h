@@ -1,6 +1,7 @@
 /* LAMMPS adapter for deepmd/pk: DeePMD-kit se_e2_a models (src/deepmd/deepmd.h).
- *   pair_style deepmd/pk model.yaml|model.dp [tabulate yes|no] [table_step x]
- *   pair_coeff * * O H        (type_map names per LAMMPS type, NULL for none)
+ *   pair_style deepmd/pk model.yaml|model.dp [tabulate yes|no] [table_step x] [table_rmin r]
+ *   pair_coeff * * O H        (type_map names per LAMMPS type, NULL for none; no names:
+ *                              LAMMPS type t = model type t, as DeePMD-kit's pair_style deepmd)
  * Thin layer: arguments, type mapping, a full neighbour list (newton pair on), LAMMPS
  * arrays -> C views, energy/virial tally, and a warning when sel overflowed during a run. */
 #ifndef PK_PAIR_DEEPMD_PK_H
@@ -31,7 +32,7 @@ class PairDeepMDPK : public Pair {
   std::string path;
   int tabulate;
   double table_step;
-
+  double table_rmin;    // shortest distance the fine table range covers (Angstrom)
 };
 
 }    // namespace LAMMPS_NS

@@ -11,10 +11,9 @@ gives nktv2p * W / V.
 Tolerances, per block and quantity, as max |got - ref| / max |ref| ("norm-relative", as the
 core's unit test: near-zero components cannot be held pointwise):
   exact kernel (tabulate no):    1e-10, and atomic energies within 1e-11 eV absolute;
-  tabulated kernel (default, table_step 0.01): 1e-8, atomic energies within 1e-9 eV.
-Bad input: an element that is not in the model's type_map, units other than metal and
-newton pair off each give an ERROR naming the problem; a dense box with more O neighbours
-than sel gives one warning at the end of the run."""
+  tabulated kernel (default table_step 0.01, and 0.001): 1e-8, atomic energies within 1e-9 eV.
+Also a DeePMD-kit input (pair_style deepmd, pair_coeff * * without names) with -sf pk.
+Bad input is tested in deepmd_errors.py."""
 import os
 import re
 
@@ -117,8 +116,9 @@ def norm_rel(got, ref):
     return max(abs(g - r) for g, r in zip(got, ref)) / scale
 
 
-def run_case(case, style):
-    res = run(script(case, style), files={"data.dp": data_file(case, ["O", "H"])}, timeout=300)
+def run_case(case, style, elements="O H", args=()):
+    res = run(script(case, style, elements), files={"data.dp": data_file(case, ["O", "H"])},
+              args=args, timeout=300)
     rows = res.dump("dump.atoms")
     thermo = res.thermo()[-1]
     n = len(case["atype"])
@@ -143,7 +143,10 @@ chk = Checker()
 cases = parse_cases(CASES)
 chk.check(len(cases) == 3, f"expected 3 blocks in {CASES}, got {len(cases)}")
 KERNELS = [("exact", f"deepmd/pk {MODEL} tabulate no", "exact kernel", 1e-10, 1e-11),
-           ("tabulated", f"deepmd/pk {MODEL}", "tabulated kernel (table_step 0.01)", 1e-8, 1e-9)]
+           ("tabulated", f"deepmd/pk {MODEL}",
+            "tabulated kernel (table_step 0.01, table_rmin 0.5)", 1e-8, 1e-9),
+           ("tabulated 0.001", f"deepmd/pk {MODEL} table_step 0.001",
+            "tabulated kernel (table_step 0.001, table_rmin 0.5)", 1e-8, 1e-9)]
 for b, case in enumerate(cases, 1):
     ref = reference(case)
     kind = "no PBC" if case["box"] is None else "periodic"
@@ -158,35 +161,12 @@ for b, case in enumerate(cases, 1):
             chk.check(e <= rtol, f"block {b} {name} {q}: {e:.3g} > {rtol}")
         chk.check(eabs <= etol, f"block {b} {name} atomic energies: {eabs:.3g} eV > {etol}")
 
-# Bad input: an element the model does not know, other units, newton pair off.
-BAD = [("unknown element", "", "O C",
-        "element C (atom type 2) is not in the model's type_map: O H"),
-       ("units real", "units real", "O H", "requires units metal"),
-       ("newton pair off", "units metal\nnewton off", "O H", "requires newton pair on")]
-for what, units, elements, needle in BAD:
-    text = script(cases[0], f"deepmd/pk {MODEL} tabulate no", elements=elements)
-    if units:
-        text = text.replace("units metal", units)
-    res = run(text, files={"data.dp": data_file(cases[0], ["O", "H"])}, expect_fail=True,
-              timeout=120)
-    chk.check(res.returncode != 0, f"{what}: LAMMPS did not stop")
-    chk.contains(res.output, "ERROR", what)
-    chk.contains(res.output, needle, what)
-
-# More O neighbours than sel (46) within rcut: one warning at the end of the run, with counts.
-res = run(f"""
-plugin load {{plugin}}
-units metal
-lattice sc 1.6
-region box block 0 6 0 6 0 6
-create_box 2 box
-create_atoms 1 box
-mass * 1.0
-pair_style deepmd/pk {MODEL}
-pair_coeff * * O H
-run 0
-""", timeout=300)
-chk.contains(res.output, "WARNING: pair_style deepmd/pk: 216 centre evaluation(s) in this run "
-             "had more neighbours of a type than the model's sel", "sel overflow warning")
-chk.check(res.output.count("model's sel") == 1, "sel overflow: warned more than once")
+# A DeePMD-kit input, unchanged but for the model file: `pair_style deepmd model` and
+# `pair_coeff * *` (types in type_map order) with -sf pk run deepmd/pk.
+ref = reference(cases[0])
+res, got = run_case(cases[0], f"deepmd {MODEL}", elements="", args=("-sf", "pk"))
+chk.contains(res.output, "pair_style deepmd/pk: model", "-sf pk: log line")
+err = max(norm_rel(got[q], ref[q]) for q in ("force", "eatom", "vatom"))
+print(f"pair_style deepmd with -sf pk, block 1: max error / max |ref| {err:.2e}")
+chk.check(err <= 1e-8, f"pair_style deepmd -sf pk: {err:.3g} > 1e-8")
 chk.finish()

@@ -182,7 +182,7 @@ static void out_of_table(void)
     if (!ex || !tb) return;
     dp_result a, b;
     PK_CHECK(dp_run(ex, &s, &a, &st) == PK_OK, "exact kernel has no range: %s", st.msg);
-    PK_CHECK(dp_run(tb, &s, &b, &st) == PK_ERR_RANGE && strstr(st.msg, "atom 0 (tag 1)") &&
+    PK_CHECK(dp_run(tb, &s, &b, &st) == PK_ERR_RANGE && strstr(st.msg, "atom 1 (O)") &&
                  strstr(st.msg, "H neighbour at r = 0.05"), "%s", st.msg);
     printf("out of table: %s\n", st.msg);
     dp_result_free(&a);
