@@ -117,11 +117,16 @@ static inline void tensor_store(double *t, const double r[3], double b3, double 
 
 /* Rows of the pairs kept in the slots (pairs: partner k, tens: 4 doubles per slot; use_pc
  * picks the preconditioner's counts): row i lists (k, T_ik) and row k lists (i, T_ik),
- * in list order, so a row's order does not depend on threads. */
-static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall, int use_pc,
-                         const int *pairs, const double *tens, pk_amoeba_rows *rows, pk_status *st)
+ * in list order, so a row's order does not depend on threads. A ghost k whose owned copy
+ * is here (owner[k] >= 0) is replaced by that copy in both places: the product then needs
+ * neither its forward nor its reverse communication. *remote counts the entries that
+ * still name a ghost (row or column). */
+static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall,
+                         const int *owner, int use_pc, const int *pairs, const double *tens,
+                         pk_amoeba_rows *rows, double *remote, pk_status *st)
 {
     const slot *sl = w->counts.data;
+    const int nlocal = nall - w->nghost;
     size_t total = 0;
     for (int ii = 0; ii < nl->inum; ii++) total += 2 * (size_t)(use_pc ? sl[ii].npc : sl[ii].ndip);
     if (pk_buffer_reserve(&rows->start, (size_t)nall + 1, sizeof(int), st) ||
@@ -135,15 +140,19 @@ static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int
     for (int ii = 0; ii < nl->inum; ii++) {
         const int n = use_pc ? sl[ii].npc : sl[ii].ndip;
         start[nl->ilist[ii] + 1] += n;
-        for (int p = 0; p < n; p++) start[pairs[sl[ii].off + p] + 1]++;
+        for (int p = 0; p < n; p++) {
+            const int k = pairs[sl[ii].off + p];
+            start[(owner && owner[k] >= 0 ? owner[k] : k) + 1]++;
+        }
     }
     for (int i = 0; i < nall; i++) start[i + 1] += start[i];
     memcpy(cur, start, (size_t)nall * sizeof(int));
     for (int ii = 0; ii < nl->inum; ii++) {
         const int i = nl->ilist[ii], n = use_pc ? sl[ii].npc : sl[ii].ndip;
         for (int p = 0; p < n; p++) {
-            const int k = pairs[sl[ii].off + p];
+            const int g = pairs[sl[ii].off + p], k = owner && owner[g] >= 0 ? owner[g] : g;
             const double *t = tens + 4 * ((size_t)sl[ii].off + (size_t)p);
+            *remote += 2.0 * (k >= nlocal);
             col[cur[i]] = k;
             memcpy(ten[cur[i]++], t, sizeof *ten);
             col[cur[k]] = i;
@@ -163,15 +172,16 @@ static inline lane2 lane2_load(const double *p)
     return v;
 }
 
-/* out_i = scale diag_i in_i + sum over row i of T_ik in_k for every local atom i, both
- * dipole sets (6 columns, lanes order); diag (owned atoms, may be NULL) is 0 for ghosts. */
-static void rows_apply(const pk_amoeba_rows *rows, int nall, int nlocal, double scale,
+/* out_i = scale diag_i in_i + sum over row i of T_ik in_k for the first nrows local atoms,
+ * both dipole sets (6 columns, lanes order); diag (owned atoms, may be NULL) is 0 for
+ * ghosts. */
+static void rows_apply(const pk_amoeba_rows *rows, int nrows, int nlocal, double scale,
                        const double *diag, const double (*in)[6], double (*out)[6])
 {
     const int *start = rows->start.data, *col = rows->col.data;
     const double (*ten)[4] = (const double (*)[4])rows->ten.data;
 #pragma omp parallel for schedule(static) num_threads(pk_max_threads())
-    for (int i = 0; i < nall; i++) {
+    for (int i = 0; i < nrows; i++) {
         const double p = diag && i < nlocal ? scale * diag[i] : 0.0;
         lane2 ox = p * lane2_load(in[i]), oy = p * lane2_load(in[i] + 2);
         lane2 oz = p * lane2_load(in[i] + 4);
@@ -274,17 +284,41 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         }
     }
     pk_accum_reduce(&w->acc);
-    if (mutual && pack_rows(w, nl, nall, 0, pairs, ten, &w->mutual, st)) return st->code;
-    if (use_pc && pack_rows(w, nl, nall, 1, pcp, pct, &w->precond, st)) return st->code;
     return PK_OK;
+}
+
+/* The pairs of direct_field packed by row (mutual polarization); the products skip their
+ * communication when no rank has a ghost left in them. */
+static pk_code pack_products(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+                             const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
+                             pk_amoeba_induce_work *w, pk_status *st)
+{
+    const int nall = a->nlocal + a->nghost;
+    double remote = 0.0;
+    w->nghost = a->nghost;
+    if (pack_rows(w, nl, nall, s->owner, 0, w->pairs.data, w->tensors.data, &w->mutual, &remote,
+                  st) ||
+        (m->set.pcg_precond && pack_rows(w, nl, nall, s->owner, 1, w->pc_pairs.data,
+                                         w->pc_tensors.data, &w->precond, &remote, st)))
+        return st->code;
+    comm->allreduce(comm->ctx, &remote, 1);
+    w->local = remote == 0.0;
+    return PK_OK;
+}
+
+/* Ghost values of v from their owners, unless the products need none. */
+static void forward_ghosts(const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, double (*v)[6])
+{
+    if (!w->local) comm->forward(comm->ctx, &v[0][0], 6);
 }
 
 /* Field of the dipoles v (ghosts current) at every site, summed onto owners. */
 static void mutual_field(const pk_amoeba_induce_work *w, int nall, const pk_amoeba_comm *comm,
                          const double (*v)[6], double (*field)[6])
 {
-    rows_apply(&w->mutual, nall, 0, 0.0, NULL, v, field);
-    comm->reverse(comm->ctx, &field[0][0], 6);
+    const int nrows = w->local ? nall - w->nghost : nall;
+    rows_apply(&w->mutual, nrows, 0, 0.0, NULL, v, field);
+    if (!w->local) comm->reverse(comm->ctx, &field[0][0], 6);
 }
 
 /* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
@@ -294,10 +328,10 @@ static void precondition(const pk_amoeba_model *m, const pk_atoms *a,
                          const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
                          double (*r)[6], double (*z)[6])
 {
-    comm->forward(comm->ctx, &r[0][0], 6);
-    rows_apply(&w->precond, a->nlocal + a->nghost, a->nlocal, m->set.usolve_diag, w->poli.data,
-               (const double (*)[6])r, z);
-    comm->reverse(comm->ctx, &z[0][0], 6);
+    forward_ghosts(w, comm, r);
+    rows_apply(&w->precond, w->local ? a->nlocal : a->nlocal + a->nghost, a->nlocal,
+               m->set.usolve_diag, w->poli.data, (const double (*)[6])r, z);
+    if (!w->local) comm->reverse(comm->ctx, &z[0][0], 6);
 }
 
 /* Inside the PCG an atom's 6 columns are ordered x_d x_p y_d y_p z_d z_p ("lanes"), so
@@ -387,10 +421,11 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     }
 
     /* mutual: PCG on (alpha^-1 - T) u = E_perm for both sets at once (LAMMPS induce) */
+    if (pack_products(m, a, s, nl, comm, w, st)) return st->code;
     double natoms = (double)n;
     comm->allreduce(comm->ctx, &natoms, 1);
     reorder(n, u, 1);
-    comm->forward(comm->ctx, &u[0][0], 6);
+    forward_ghosts(w, comm, u);
     mutual_field(w, nall, comm, (const double (*)[6])u, field);
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
@@ -407,7 +442,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     for (int done = 0; !done;) {
         info->iterations++;
         /* vec = alpha^-1 conj - T conj */
-        comm->forward(comm->ctx, &conj[0][0], 6);
+        forward_ghosts(w, comm, conj);
         mutual_field(w, nall, comm, (const double (*)[6])conj, field);
         for (int i = 0; i < n; i++)
             for (int d = 0; d < 6; d++) vec[i][d] = conj[i][d] / poli[i] - field[i][d];
