@@ -162,13 +162,22 @@ static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int
     return PK_OK;
 }
 
-/* The d and p values of one component (lanes order): two SIMD lanes. */
+/* The d and p values of one component (lanes order): two SIMD lanes; four hold the same
+ * for two row entries. */
 typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
 
 static inline lane2 lane2_load(const double *p)
 {
     lane2 v;
     memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* {a[0], a[1], b[0], b[1]} */
+static inline lane4 lane4_join(const double *a, const double *b)
+{
+    const lane4 v = {a[0], a[1], b[0], b[1]};
     return v;
 }
 
@@ -185,7 +194,21 @@ static void rows_apply(const pk_amoeba_rows *rows, int nrows, int nlocal, double
         const double p = diag && i < nlocal ? scale * diag[i] : 0.0;
         lane2 ox = p * lane2_load(in[i]), oy = p * lane2_load(in[i] + 2);
         lane2 oz = p * lane2_load(in[i] + 4);
-        for (int e = start[i]; e < start[i + 1]; e++) {
+        /* two entries at a time (lanes 0-1 and 2-3), then the odd one */
+        lane4 qx = {0, 0, 0, 0}, qy = qx, qz = qx;
+        int e = start[i];
+        for (; e + 1 < start[i + 1]; e += 2) {
+            const double *t = ten[e], *u = ten[e + 1], *v = in[col[e]], *w = in[col[e + 1]];
+            const lane4 tx = {t[0], t[0], u[0], u[0]}, ty = {t[1], t[1], u[1], u[1]};
+            const lane4 tz = {t[2], t[2], u[2], u[2]}, b3 = {t[3], t[3], u[3], u[3]};
+            const lane4 vx = lane4_join(v, w), vy = lane4_join(v + 2, w + 2);
+            const lane4 vz = lane4_join(v + 4, w + 4);
+            const lane4 sv = tx * vx + ty * vy + tz * vz;
+            qx += sv * tx - b3 * vx;
+            qy += sv * ty - b3 * vy;
+            qz += sv * tz - b3 * vz;
+        }
+        if (e < start[i + 1]) {
             const double *t = ten[e], *v = in[col[e]];
             const lane2 vx = lane2_load(v), vy = lane2_load(v + 2), vz = lane2_load(v + 4);
             const lane2 sv = t[0] * vx + t[1] * vy + t[2] * vz;
@@ -193,9 +216,10 @@ static void rows_apply(const pk_amoeba_rows *rows, int nrows, int nlocal, double
             oy += sv * t[1] - t[3] * vy;
             oz += sv * t[2] - t[3] * vz;
         }
-        memcpy(out[i], &ox, sizeof ox);
-        memcpy(out[i] + 2, &oy, sizeof oy);
-        memcpy(out[i] + 4, &oz, sizeof oz);
+        const double o[6] = {ox[0] + (qx[0] + qx[2]), ox[1] + (qx[1] + qx[3]),
+                             oy[0] + (qy[0] + qy[2]), oy[1] + (qy[1] + qy[3]),
+                             oz[0] + (qz[0] + qz[2]), oz[1] + (qz[1] + qz[3])};
+        memcpy(out[i], o, sizeof o);
     }
 }
 
@@ -259,19 +283,17 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                 const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
                 const double dscale = same ? m->direct11_scale : 1.0;
                 const double pscale = same ? m->polar_intra[cls] : m->polar_scale[cls];
+                /* the field is linear in the kernels: the unscaled one, times each set's
+                 * scale */
                 const double ds = sr * dscale, ps = sr * pscale;
-                const double bd[3] = {ds * l[0] * rr3, ds * l[1] * rr5, ds * l[2] * rr7};
-                const double bp[3] = {ps * l[0] * rr3, ps * l[1] * rr5, ps * l[2] * rr7};
+                const double b[3] = {l[0] * rr3, l[1] * rr5, l[2] * rr7};
                 double fi[3], fk[3];
-                perm_field(rpole[i], rpole[k], r, bd, fi, fk);
+                perm_field(rpole[i], rpole[k], r, b, fi, fk);
                 for (int d = 0; d < 3; d++) {
-                    fl[i][d] += fi[d];
-                    fl[k][d] += fk[d];
-                }
-                perm_field(rpole[i], rpole[k], r, bp, fi, fk);
-                for (int d = 0; d < 3; d++) {
-                    fl[i][3 + d] += fi[d];
-                    fl[k][3 + d] += fk[d];
+                    fl[i][d] += ds * fi[d];
+                    fl[k][d] += ds * fk[d];
+                    fl[i][3 + d] += ps * fi[d];
+                    fl[k][3 + d] += ps * fk[d];
                 }
                 if (mutual) {
                     const double b3 = sr * uscale * l[0] * rr3, b5 = sr * uscale * l[1] * rr5;
