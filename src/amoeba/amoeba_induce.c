@@ -22,8 +22,10 @@
  * neighbour list are then packed into rows over all local atoms (owned and ghost), each
  * pair in the rows of both its atoms, so that a matrix-vector product is a gather: every
  * row is summed by one thread in a fixed order, with no scatter, no per-thread copies of
- * the output and no clearing of it; the ghosts' rows are then added onto their owners by
- * the reverse communication, as before. */
+ * the output and no clearing of it. A ghost that is an image of an atom owned here is
+ * replaced by that atom in the rows; the rows of the other ghosts are added onto their
+ * owners by the reverse communication, and their values come by the forward one. On one
+ * rank no ghost is left and the PCG communicates nothing. */
 #include <math.h>
 #include <string.h>
 
@@ -334,7 +336,8 @@ static void forward_ghosts(const pk_amoeba_induce_work *w, const pk_amoeba_comm 
     if (!w->local) comm->forward(comm->ctx, &v[0][0], 6);
 }
 
-/* Field of the dipoles v (ghosts current) at every site, summed onto owners. */
+/* Field of the dipoles v at the owned atoms (ghosts' values and rows communicated when
+ * the rows name ghosts). */
 static void mutual_field(const pk_amoeba_induce_work *w, int nall, const pk_amoeba_comm *comm,
                          const double (*v)[6], double (*field)[6])
 {
@@ -344,8 +347,8 @@ static void mutual_field(const pk_amoeba_induce_work *w, int nall, const pk_amoe
 }
 
 /* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
- * blocks (LAMMPS uscale0b APPLY); r's ghosts are refreshed first, z's ghost parts summed
- * onto owners. */
+ * blocks (LAMMPS uscale0b APPLY); when the rows name ghosts, r's are refreshed first and
+ * z's ghost parts summed onto owners. */
 static void precondition(const pk_amoeba_model *m, const pk_atoms *a,
                          const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
                          double (*r)[6], double (*z)[6])
