@@ -4,14 +4,14 @@
 Runs examples/amoeba/in.water_box.amoeba of the LAMMPS tree (216 waters, 648 atoms) with
 the Ewald lines removed from its key file (cutoff 7, taper 6), and the same replicated
 2x2x2 (5184 atoms), for --steps steps (--steps-big for the big box): once with LAMMPS's
-amoeba and once with `-sf pk` and `pair_style amoeba elec lammps`, on 1 MPI rank with 1
-and 2 OpenMP threads (LAMMPS amoeba has no threaded variant: its 2-thread rows show
+amoeba and once with `-sf pk` and `pair_style amoeba elec lammps` (or --elec smooth), on
+1 MPI rank with 1 and 2 OpenMP threads (LAMMPS amoeba has no threaded variant: its 2-thread rows show
 noise only). Prints a Markdown table of the pair time per step, the speed-up, each
 style's own split (LAMMPS's "AMOEBA timing breakdown", amoeba/pk's end-of-run report)
 and the mean PCG iterations.
 
   bench/amoeba_water.py --lmp LMP --plugin-dir DIR --lammps-src SRC [--steps N]
-                        [--steps-big N] [--repeat N] [--out FILE]
+                        [--steps-big N] [--repeat N] [--elec lammps|smooth] [--out FILE]
 """
 import argparse
 import datetime
@@ -33,6 +33,8 @@ ap.add_argument("--lammps-src", required=True)
 ap.add_argument("--steps", type=int, default=50)
 ap.add_argument("--steps-big", type=int, default=10)
 ap.add_argument("--repeat", type=int, default=1, help="best of N runs (wall clock is noisy)")
+ap.add_argument("--elec", choices=("lammps", "smooth"), default="lammps",
+                help="amoeba/pk's electrostatics mode (smooth: its default, not LAMMPS's physics)")
 ap.add_argument("--out")
 opt = ap.parse_args()
 
@@ -50,7 +52,8 @@ def script(ours, replicate, steps):
     if replicate:
         text = text.replace("data.water_box.amoeba", "data.water_big.amoeba")
     if ours:
-        text = re.sub(r"^pair_style\s+amoeba\s*$", "pair_style amoeba elec lammps", text, flags=re.M)
+        text = re.sub(r"^pair_style\s+amoeba\s*$", f"pair_style amoeba elec {opt.elec}", text,
+                      flags=re.M)
     return text
 
 
@@ -91,7 +94,7 @@ def timed_once(ours, replicate, steps, threads):
                       r"([\d.eE+-]+).*?Polar\s+time: ([\d.eE+-]+)", out, flags=re.S)
         pcg = None
     split = [1e3 * float(v) / nev for v in m.groups()]
-    return {"label": "amoeba/pk elec lammps" if ours else "LAMMPS amoeba (no Ewald)",
+    return {"label": f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)",
             "atoms": atoms, "threads": threads, "steps": nsteps,
             "pair_ms": 1e3 * float(pair.group(1)) / nsteps, "split": split, "pcg": pcg}
 
@@ -108,7 +111,7 @@ lines = [f"# AMOEBA water box benchmark ({datetime.date.today()})", "",
          f"Machine: {platform.node()}, {platform.processor() or platform.machine()}, "
          f"{os.cpu_count()} cores; 1 MPI rank.", "",
          f"Command: `bench/amoeba_water.py --steps {opt.steps} --steps-big {opt.steps_big} "
-         f"--repeat {opt.repeat} ...` "
+         f"--repeat {opt.repeat} --elec {opt.elec} ...` "
          "(see bench/README.md)", "",
          "Best of --repeat runs by pair time.", "",
          "| style | atoms | threads | steps | pair ms/step | speed-up (pair) | HAL | multipole | "

@@ -22,8 +22,10 @@
  * neighbour list are then packed into rows over all local atoms (owned and ghost), each
  * pair in the rows of both its atoms, so that a matrix-vector product is a gather: every
  * row is summed by one thread in a fixed order, with no scatter, no per-thread copies of
- * the output and no clearing of it; the ghosts' rows are then added onto their owners by
- * the reverse communication, as before. */
+ * the output and no clearing of it. A ghost that is an image of an atom owned here is
+ * replaced by that atom in the rows; the rows of the other ghosts are added onto their
+ * owners by the reverse communication, and their values come by the forward one. On one
+ * rank no ghost is left and the PCG communicates nothing. */
 #include <math.h>
 #include <string.h>
 
@@ -117,11 +119,16 @@ static inline void tensor_store(double *t, const double r[3], double b3, double 
 
 /* Rows of the pairs kept in the slots (pairs: partner k, tens: 4 doubles per slot; use_pc
  * picks the preconditioner's counts): row i lists (k, T_ik) and row k lists (i, T_ik),
- * in list order, so a row's order does not depend on threads. */
-static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall, int use_pc,
-                         const int *pairs, const double *tens, pk_amoeba_rows *rows, pk_status *st)
+ * in list order, so a row's order does not depend on threads. A ghost k whose owned copy
+ * is here (owner[k] >= 0) is replaced by that copy in both places: the product then needs
+ * neither its forward nor its reverse communication. *remote counts the entries that
+ * still name a ghost (row or column). */
+static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall,
+                         const int *owner, int use_pc, const int *pairs, const double *tens,
+                         pk_amoeba_rows *rows, double *remote, pk_status *st)
 {
     const slot *sl = w->counts.data;
+    const int nlocal = nall - w->nghost;
     size_t total = 0;
     for (int ii = 0; ii < nl->inum; ii++) total += 2 * (size_t)(use_pc ? sl[ii].npc : sl[ii].ndip);
     if (pk_buffer_reserve(&rows->start, (size_t)nall + 1, sizeof(int), st) ||
@@ -135,15 +142,19 @@ static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int
     for (int ii = 0; ii < nl->inum; ii++) {
         const int n = use_pc ? sl[ii].npc : sl[ii].ndip;
         start[nl->ilist[ii] + 1] += n;
-        for (int p = 0; p < n; p++) start[pairs[sl[ii].off + p] + 1]++;
+        for (int p = 0; p < n; p++) {
+            const int k = pairs[sl[ii].off + p];
+            start[(owner && owner[k] >= 0 ? owner[k] : k) + 1]++;
+        }
     }
     for (int i = 0; i < nall; i++) start[i + 1] += start[i];
     memcpy(cur, start, (size_t)nall * sizeof(int));
     for (int ii = 0; ii < nl->inum; ii++) {
         const int i = nl->ilist[ii], n = use_pc ? sl[ii].npc : sl[ii].ndip;
         for (int p = 0; p < n; p++) {
-            const int k = pairs[sl[ii].off + p];
+            const int g = pairs[sl[ii].off + p], k = owner && owner[g] >= 0 ? owner[g] : g;
             const double *t = tens + 4 * ((size_t)sl[ii].off + (size_t)p);
+            *remote += 2.0 * (k >= nlocal);
             col[cur[i]] = k;
             memcpy(ten[cur[i]++], t, sizeof *ten);
             col[cur[k]] = i;
@@ -153,8 +164,10 @@ static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int
     return PK_OK;
 }
 
-/* The d and p values of one component (lanes order): two SIMD lanes. */
+/* The d and p values of one component (lanes order): two SIMD lanes; four hold the same
+ * for two row entries. */
 typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
 
 static inline lane2 lane2_load(const double *p)
 {
@@ -163,19 +176,41 @@ static inline lane2 lane2_load(const double *p)
     return v;
 }
 
-/* out_i = scale diag_i in_i + sum over row i of T_ik in_k for every local atom i, both
- * dipole sets (6 columns, lanes order); diag (owned atoms, may be NULL) is 0 for ghosts. */
-static void rows_apply(const pk_amoeba_rows *rows, int nall, int nlocal, double scale,
+/* {a[0], a[1], b[0], b[1]} */
+static inline lane4 lane4_join(const double *a, const double *b)
+{
+    const lane4 v = {a[0], a[1], b[0], b[1]};
+    return v;
+}
+
+/* out_i = scale diag_i in_i + sum over row i of T_ik in_k for the first nrows local atoms,
+ * both dipole sets (6 columns, lanes order); diag (owned atoms, may be NULL) is 0 for
+ * ghosts. */
+static void rows_apply(const pk_amoeba_rows *rows, int nrows, int nlocal, double scale,
                        const double *diag, const double (*in)[6], double (*out)[6])
 {
     const int *start = rows->start.data, *col = rows->col.data;
     const double (*ten)[4] = (const double (*)[4])rows->ten.data;
 #pragma omp parallel for schedule(static) num_threads(pk_max_threads())
-    for (int i = 0; i < nall; i++) {
+    for (int i = 0; i < nrows; i++) {
         const double p = diag && i < nlocal ? scale * diag[i] : 0.0;
         lane2 ox = p * lane2_load(in[i]), oy = p * lane2_load(in[i] + 2);
         lane2 oz = p * lane2_load(in[i] + 4);
-        for (int e = start[i]; e < start[i + 1]; e++) {
+        /* two entries at a time (lanes 0-1 and 2-3), then the odd one */
+        lane4 qx = {0, 0, 0, 0}, qy = qx, qz = qx;
+        int e = start[i];
+        for (; e + 1 < start[i + 1]; e += 2) {
+            const double *t = ten[e], *u = ten[e + 1], *v = in[col[e]], *w = in[col[e + 1]];
+            const lane4 tx = {t[0], t[0], u[0], u[0]}, ty = {t[1], t[1], u[1], u[1]};
+            const lane4 tz = {t[2], t[2], u[2], u[2]}, b3 = {t[3], t[3], u[3], u[3]};
+            const lane4 vx = lane4_join(v, w), vy = lane4_join(v + 2, w + 2);
+            const lane4 vz = lane4_join(v + 4, w + 4);
+            const lane4 sv = tx * vx + ty * vy + tz * vz;
+            qx += sv * tx - b3 * vx;
+            qy += sv * ty - b3 * vy;
+            qz += sv * tz - b3 * vz;
+        }
+        if (e < start[i + 1]) {
             const double *t = ten[e], *v = in[col[e]];
             const lane2 vx = lane2_load(v), vy = lane2_load(v + 2), vz = lane2_load(v + 4);
             const lane2 sv = t[0] * vx + t[1] * vy + t[2] * vz;
@@ -183,9 +218,10 @@ static void rows_apply(const pk_amoeba_rows *rows, int nall, int nlocal, double 
             oy += sv * t[1] - t[3] * vy;
             oz += sv * t[2] - t[3] * vz;
         }
-        memcpy(out[i], &ox, sizeof ox);
-        memcpy(out[i] + 2, &oy, sizeof oy);
-        memcpy(out[i] + 4, &oz, sizeof oz);
+        const double o[6] = {ox[0] + (qx[0] + qx[2]), ox[1] + (qx[1] + qx[3]),
+                             oy[0] + (qy[0] + qy[2]), oy[1] + (qy[1] + qy[3]),
+                             oz[0] + (qz[0] + qz[2]), oz[1] + (qz[1] + qz[3])};
+        memcpy(out[i], o, sizeof o);
     }
 }
 
@@ -249,19 +285,17 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                 const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
                 const double dscale = same ? m->direct11_scale : 1.0;
                 const double pscale = same ? m->polar_intra[cls] : m->polar_scale[cls];
+                /* the field is linear in the kernels: the unscaled one, times each set's
+                 * scale */
                 const double ds = sr * dscale, ps = sr * pscale;
-                const double bd[3] = {ds * l[0] * rr3, ds * l[1] * rr5, ds * l[2] * rr7};
-                const double bp[3] = {ps * l[0] * rr3, ps * l[1] * rr5, ps * l[2] * rr7};
+                const double b[3] = {l[0] * rr3, l[1] * rr5, l[2] * rr7};
                 double fi[3], fk[3];
-                perm_field(rpole[i], rpole[k], r, bd, fi, fk);
+                perm_field(rpole[i], rpole[k], r, b, fi, fk);
                 for (int d = 0; d < 3; d++) {
-                    fl[i][d] += fi[d];
-                    fl[k][d] += fk[d];
-                }
-                perm_field(rpole[i], rpole[k], r, bp, fi, fk);
-                for (int d = 0; d < 3; d++) {
-                    fl[i][3 + d] += fi[d];
-                    fl[k][3 + d] += fk[d];
+                    fl[i][d] += ds * fi[d];
+                    fl[k][d] += ds * fk[d];
+                    fl[i][3 + d] += ps * fi[d];
+                    fl[k][3 + d] += ps * fk[d];
                 }
                 if (mutual) {
                     const double b3 = sr * uscale * l[0] * rr3, b5 = sr * uscale * l[1] * rr5;
@@ -274,30 +308,55 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         }
     }
     pk_accum_reduce(&w->acc);
-    if (mutual && pack_rows(w, nl, nall, 0, pairs, ten, &w->mutual, st)) return st->code;
-    if (use_pc && pack_rows(w, nl, nall, 1, pcp, pct, &w->precond, st)) return st->code;
     return PK_OK;
 }
 
-/* Field of the dipoles v (ghosts current) at every site, summed onto owners. */
+/* The pairs of direct_field packed by row (mutual polarization); the products skip their
+ * communication when no rank has a ghost left in them. */
+static pk_code pack_products(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+                             const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
+                             pk_amoeba_induce_work *w, pk_status *st)
+{
+    const int nall = a->nlocal + a->nghost;
+    double remote = 0.0;
+    w->nghost = a->nghost;
+    if (pack_rows(w, nl, nall, s->owner, 0, w->pairs.data, w->tensors.data, &w->mutual, &remote,
+                  st) ||
+        (m->set.pcg_precond && pack_rows(w, nl, nall, s->owner, 1, w->pc_pairs.data,
+                                         w->pc_tensors.data, &w->precond, &remote, st)))
+        return st->code;
+    comm->allreduce(comm->ctx, &remote, 1);
+    w->local = remote == 0.0;
+    return PK_OK;
+}
+
+/* Ghost values of v from their owners, unless the products need none. */
+static void forward_ghosts(const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, double (*v)[6])
+{
+    if (!w->local) comm->forward(comm->ctx, &v[0][0], 6);
+}
+
+/* Field of the dipoles v at the owned atoms (ghosts' values and rows communicated when
+ * the rows name ghosts). */
 static void mutual_field(const pk_amoeba_induce_work *w, int nall, const pk_amoeba_comm *comm,
                          const double (*v)[6], double (*field)[6])
 {
-    rows_apply(&w->mutual, nall, 0, 0.0, NULL, v, field);
-    comm->reverse(comm->ctx, &field[0][0], 6);
+    const int nrows = w->local ? nall - w->nghost : nall;
+    rows_apply(&w->mutual, nrows, 0, 0.0, NULL, v, field);
+    if (!w->local) comm->reverse(comm->ctx, &field[0][0], 6);
 }
 
 /* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
- * blocks (LAMMPS uscale0b APPLY); r's ghosts are refreshed first, z's ghost parts summed
- * onto owners. */
+ * blocks (LAMMPS uscale0b APPLY); when the rows name ghosts, r's are refreshed first and
+ * z's ghost parts summed onto owners. */
 static void precondition(const pk_amoeba_model *m, const pk_atoms *a,
                          const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
                          double (*r)[6], double (*z)[6])
 {
-    comm->forward(comm->ctx, &r[0][0], 6);
-    rows_apply(&w->precond, a->nlocal + a->nghost, a->nlocal, m->set.usolve_diag, w->poli.data,
-               (const double (*)[6])r, z);
-    comm->reverse(comm->ctx, &z[0][0], 6);
+    forward_ghosts(w, comm, r);
+    rows_apply(&w->precond, w->local ? a->nlocal : a->nlocal + a->nghost, a->nlocal,
+               m->set.usolve_diag, w->poli.data, (const double (*)[6])r, z);
+    if (!w->local) comm->reverse(comm->ctx, &z[0][0], 6);
 }
 
 /* Inside the PCG an atom's 6 columns are ordered x_d x_p y_d y_p z_d z_p ("lanes"), so
@@ -387,10 +446,11 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     }
 
     /* mutual: PCG on (alpha^-1 - T) u = E_perm for both sets at once (LAMMPS induce) */
+    if (pack_products(m, a, s, nl, comm, w, st)) return st->code;
     double natoms = (double)n;
     comm->allreduce(comm->ctx, &natoms, 1);
     reorder(n, u, 1);
-    comm->forward(comm->ctx, &u[0][0], 6);
+    forward_ghosts(w, comm, u);
     mutual_field(w, nall, comm, (const double (*)[6])u, field);
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
@@ -407,7 +467,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     for (int done = 0; !done;) {
         info->iterations++;
         /* vec = alpha^-1 conj - T conj */
-        comm->forward(comm->ctx, &conj[0][0], 6);
+        forward_ghosts(w, comm, conj);
         mutual_field(w, nall, comm, (const double (*)[6])conj, field);
         for (int i = 0; i < n; i++)
             for (int d = 0; d < 6; d++) vec[i][d] = conj[i][d] / poli[i] - field[i][d];

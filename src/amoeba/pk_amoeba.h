@@ -238,6 +238,10 @@ typedef struct {
     const int *mpole;                  /* index into model->mpole; owned atoms */
     const int (*frame)[3];             /* z, x, y frame atoms (local index; self if unused);
                                           owned atoms */
+    const int *owner;                  /* optional (NULL): local index of each atom's owned
+                                          copy, -1 if another rank owns it (owned atoms:
+                                          themselves); the PCG then needs no communication
+                                          when every ghost is an image of a local atom */
 } pk_amoeba_sites;
 
 /* Choose each owned atom's multipole parameter (index into m->mpole) and frame atoms as
@@ -392,6 +396,7 @@ typedef struct {
     pk_buffer pc_pairs, pc_tensors;   /* preconditioner pairs within usolve_cut, the same */
     pk_buffer counts, cursor;         /* per listed atom: slot offset and pair counts */
     pk_amoeba_rows mutual, precond;   /* the same pairs packed by row */
+    int nghost, local;                /* ghosts of this step; products need no comm */
     pk_accum acc;                     /* per-thread field copies (direct field) */
 } pk_amoeba_induce_work;
 

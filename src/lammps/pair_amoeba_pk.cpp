@@ -373,6 +373,7 @@ pk_amoeba_sites PairAmoebaPK::sites()
   s.hred = hred.data();
   s.mpole = mpole_rec.data();
   s.frame = reinterpret_cast<const int(*)[3]>(frame.data());
+  s.owner = owner.data();
   return s;
 }
 
@@ -385,6 +386,7 @@ void PairAmoebaPK::grow_local()
   mpole_rec.resize(nmax_local);
   frame_tag.resize(3 * (size_t) nmax_local);
   frame.resize(3 * (size_t) nmax_local);
+  owner.resize(nmax_local);
 }
 
 void PairAmoebaPK::forward_cb(void *ctx, double *v, int ncol)
@@ -618,7 +620,7 @@ double PairAmoebaPK::memory_usage()
   bytes += (double) (nlist.entries.bytes + nlist.heads.bytes + nlist.pc.bytes);
   bytes += (double) hred_tag.capacity() * sizeof(pk_tag) + hred.capacity() * sizeof(int);
   bytes += (double) mpole_rec.capacity() * sizeof(int) + frame.capacity() * sizeof(int);
-  bytes += (double) frame_tag.capacity() * sizeof(pk_tag);
+  bytes += (double) frame_tag.capacity() * sizeof(pk_tag) + owner.capacity() * sizeof(int);
   bytes += (double) ghost_nbond.capacity() * sizeof(int) + ghost_bonds.capacity() * sizeof(pk_tag);
   return bytes;
 }

@@ -6,8 +6,8 @@
  * once per run the polarization groups (i_amgroup) and the multipole frames (kind in
  * i_polaxe, frame-atom tags in d2_xyzaxis, so that both migrate with the atoms); on every
  * reneighbouring the H-reduction partners of owned and ghost atoms, the local indices of
- * the frame atoms, each atom's multipole record and the core's neighbour list with 1-5
- * classes. */
+ * the frame atoms, each atom's multipole record, the owned copy of each ghost and the
+ * core's neighbour list with 1-5 classes. */
 #ifndef PK_PAIR_AMOEBA_PK_H
 #define PK_PAIR_AMOEBA_PK_H
 
@@ -68,6 +68,7 @@ class PairAmoebaPK : public Pair {
   std::vector<int> mpole_rec;     // multipole record of each owned atom
   std::vector<pk_tag> frame_tag;  // z, x, y frame atoms (tags, 0 unused), 3 per owned atom
   std::vector<int> frame;         // the same as closest local images
+  std::vector<int> owner;         // each atom's owned copy on this rank, -1 if none
   bool topology_pending;          // groups and frames are assigned at the first compute
   bool warned_unconverged;
 

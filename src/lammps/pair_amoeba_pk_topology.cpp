@@ -1,7 +1,7 @@
 /* amoeba/pk adapter: the per-atom topology work LAMMPS `pair amoeba` does, on the core's
  * helpers. Once per run (first compute): polarization groups and multipole frames. On
  * every reneighbouring: H-reduction partners, frame atoms' local indices, multipole
- * records, the core's neighbour list. */
+ * records, ghosts' owned copies, the core's neighbour list. */
 #include "pair_amoeba_pk.h"
 
 #include "pk_adapter.h"
@@ -135,6 +135,13 @@ void PairAmoebaPK::refresh_topology()
                              reinterpret_cast<int(*)[3]>(frame.data()), &st) != PK_OK)
       fail(st);
     find_mpole_records();
+  }
+
+  // ghosts that are images of atoms owned here (atom->map prefers the owned copy)
+  const int nlocal = atom->nlocal;
+  for (int i = 0; i < nlocal + atom->nghost; i++) {
+    const int j = i < nlocal ? i : atom->map(atom->tag[i]);
+    owner[i] = j >= 0 && j < nlocal ? j : -1;
   }
 
   const pk_neigh nl = PairKit::neigh_view(list);

@@ -455,7 +455,8 @@ pk_code ts_compute(test_system *s, const pk_amoeba_model *m, int terms, double *
     pk_amoeba_list list = {0};
     pk_amoeba_state state = {0};
     pk_amoeba_sites sites = {.amtype = s->amtype, .amgroup = s->amgroup, .hred = s->hred,
-                             .mpole = s->mpole, .frame = (const int (*)[3])s->frame};
+                             .mpole = s->mpole, .frame = (const int (*)[3])s->frame,
+                             .owner = s->pcg_comm ? NULL : s->owner};
     pk_amoeba_comm comm = ts_comm(s);
     const pk_amoeba_terms which = {.hal = !!(terms & TS_HAL), .mpole = !!(terms & TS_MPOLE),
                                    .polar = !!(terms & TS_POLAR)};
@@ -629,7 +630,8 @@ pk_code ts_polar(test_system *s, const pk_amoeba_model *m, double (*u)[6], doubl
     pk_amoeba_list list = {0};
     pk_amoeba_induce_work w = {0};
     pk_amoeba_sites sites = {.amtype = s->amtype, .amgroup = s->amgroup, .hred = s->hred,
-                             .mpole = s->mpole, .frame = (const int (*)[3])s->frame};
+                             .mpole = s->mpole, .frame = (const int (*)[3])s->frame,
+                             .owner = s->pcg_comm ? NULL : s->owner};
     pk_out out = {0};
     double (*rpole)[13] = xcalloc((size_t)s->nall, sizeof *rpole);
     pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, st);

@@ -24,6 +24,7 @@ typedef struct {
     pk_tag *tag;             /* nall */
     double (*x)[3];          /* nall; ghosts follow their owners (ts_refresh) */
     int *owner;              /* nall: owned atom a ghost images (self for owned) */
+    int pcg_comm;            /* 1: the PCG works through ts_comm (owner not given to it) */
     int (*shift)[3];         /* nall: image shift in box lengths */
     int periodic;
     double box[3];

@@ -95,6 +95,45 @@ static void pcg_checks(void)
     pk_amoeba_free(&m);
 }
 
+/* The periodic box solved with the ghosts mapped onto their owned copies (no communication
+ * in the PCG, as on one rank) and through the ghost communication (as on several ranks):
+ * the same iterations, dipoles and energy up to round-off. */
+static void pcg_local_vs_comm(void)
+{
+    pk_amoeba_model m;
+    pk_status st;
+    test_system s;
+    if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data("amoeba_water_box_noewald.key"), &st) ||
+        ts_load(&s, ts_data("water_box.txt"), 9.0, 7.5)) {
+        PK_CHECK(0, "box setup");
+        return;
+    }
+    ts_assign(&s, &m, &st);
+    double (*u[2])[6], e[2];
+    pk_amoeba_induce_info info[2];
+    for (int k = 0; k < 2; k++) {
+        u[k] = calloc((size_t)s.nall, sizeof *u[k]);
+        s.pcg_comm = k;
+        PK_CHECK(ts_polar(&s, &m, u[k], &e[k], &info[k], &st) == PK_OK, "box PCG: %s", st.msg);
+    }
+    double du = 0, umax = 0;
+    for (int i = 0; i < s.nall; i++)
+        for (int d = 0; d < 6; d++) {
+            du = fmax(du, fabs(u[0][i][d] - u[1][i][d]));
+            umax = fmax(umax, fabs(u[1][i][d]));
+        }
+    printf("box PCG without / with ghost communication: %d / %d iterations, max |du| %.2e of "
+           "%.3g, E %.12f / %.12f\n", info[0].iterations, info[1].iterations, du, umax, e[0], e[1]);
+    PK_CHECK(info[0].iterations == info[1].iterations, "iterations %d vs %d", info[0].iterations,
+             info[1].iterations);
+    PK_CHECK(du <= 1e-12 * umax, "dipoles differ by %g", du);
+    PK_CHECK_CLOSE(e[0], e[1], 1e-12, 1.0);
+    free(u[0]);
+    free(u[1]);
+    ts_free(&s);
+    pk_amoeba_free(&m);
+}
+
 /* Forces and virial are the gradient of E_polar when the dipoles are converged tightly,
  * for water and for the synthetic molecule with every frame kind. */
 static void polar_fd(const char *file)
@@ -184,6 +223,7 @@ int main(void)
     full_step("water_hexamer.txt", "amoeba_water.key", 0, 0);
     full_step("water_box.txt", "amoeba_water_box_noewald.key", 9.0, 7.5);
     pcg_checks();
+    pcg_local_vs_comm();
     polar_fd("water_dimer.txt");
     polar_fd("water_hexamer.txt");
     return pk_test_finish();

@@ -238,6 +238,8 @@ static void bad_inputs(void)
     expect_prm_error("polarization OPT4\n", PK_ERR_UNSUPPORTED, ":15:", "OPT4");
     expect_prm_error("vdwtype LENNARD-JONES\n", PK_ERR_UNSUPPORTED, ":15:", "LENNARD-JONES");
     expect_prm_error("direct-12-scale 0.5\n", PK_ERR_UNSUPPORTED, ":15:", "direct-12-scale");
+    expect_prm_error("mutual-11-scale -1\n", PK_ERR_UNSUPPORTED, ":15:",
+                     "'mutual-11-scale -1': a negative dipole-dipole scale");
     expect_prm_error("mystery-keyword 1\n", PK_ERR_UNSUPPORTED, ":15:", "mystery-keyword");
     expect_prm_error("forcefield HIPPO-WATER\n", PK_ERR_UNSUPPORTED, ":15:", "HIPPO");
 }
