@@ -4,7 +4,7 @@ as the YAML that `dp convert-backend model.pth model.yaml` produces. Standard li
 
   tools/deepmd_synthetic_model.py water OUT.yaml    O/H, the shape of Guo et al.'s water model
   tools/deepmd_synthetic_model.py copper OUT.yaml   Cu, the shape of their copper model
-  ... --sel 1000                                     the same networks with another sel
+  ... --sel 1000                                     the same model with another sel
 
   water:  rcut 6, rcut_smth 0.5, sel [46, 92], embedding [25, 50, 100], axis 16,
           fitting [240, 240, 240] (resnet_dt), type_one_side
@@ -187,11 +187,14 @@ def fitting_net(rng, cfg):
             "precision": "float64", "resnet_dt": True, "layers": hidden}
 
 
-def model(name):
+def model(name, sel=None):
+    """The model dict; sel replaces the model's sel (same networks and statistics)."""
     cfg = MODELS[name]
     rng = random.Random(cfg["seed"])
-    nt, nnei = len(cfg["type_map"]), sum(cfg["sel"])
     stats = statistics(cfg, *reference_structure(name, cfg))
+    if sel:
+        cfg = dict(cfg, sel=sel)
+    nt, nnei = len(cfg["type_map"]), sum(cfg["sel"])
     davg = [[[st[0], 0.0, 0.0, 0.0]] * nnei for st in stats]
     dstd = [[[st[1]] + [cfg["angular_std"] * st[2]] * 3] * nnei for st in stats]
     # Core centre in normalised s, with the statistics averaged over centre types.
@@ -293,13 +296,11 @@ def main():
     ap.add_argument("name", choices=sorted(MODELS))
     ap.add_argument("out")
     ap.add_argument("--sel", type=lambda v: [int(x) for x in v.split(",")],
-                    help="other sel (comma-separated per type): more or less padding, the same "
-                         "networks")
+                    help="another sel (comma-separated per type), e.g. for more padding; the "
+                         "networks and statistics stay those of the model")
     opt = ap.parse_args()
-    if opt.sel:
-        MODELS[opt.name]["sel"] = opt.sel
     lines = []
-    emit(model(opt.name), 0, lines)
+    emit(model(opt.name, opt.sel), 0, lines)
     with open(opt.out, "w") as fh:
         fh.write("\n".join(lines) + "\n")
 

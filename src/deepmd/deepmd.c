@@ -203,7 +203,7 @@ static void fused_block(const pk_deepmd *dp, const pk_atoms *at, const pk_neigh 
     for (int ii = b0; ii < b0 + nb; ii++) {
         const int i = nl->ilist[ii], ti = mtype[i];
         if (ti < 0) continue;
-        dp_nbr *nb_c = nbr + (size_t)cnt * m->nnei;
+        dp_nbr *nb_c = nbr + (size_t)cnt * th->nbr_stride;
         int *nr = th->nreal + cnt * m->ntypes;
         nn[cnt] = dp_env_gather(m, mtype, at->x, i, nl->firstneigh[i], nl->numneigh[i], nb_c,
                                 nr, th);
@@ -228,7 +228,7 @@ static void fused_block(const pk_deepmd *dp, const pk_atoms *at, const pk_neigh 
         }
     }
     for (int c = 0; c < cnt; c++) {
-        dp_fused_backward(m, &dp->tab, idx[c], ty[c], nbr + (size_t)c * m->nnei, nn[c],
+        dp_fused_backward(m, &dp->tab, idx[c], ty[c], nbr + (size_t)c * th->nbr_stride, nn[c],
                           G + c * w, sk);
         if (eatom) eatom[idx[c]] += e[c];
         sk->e += e[c];
@@ -251,10 +251,13 @@ static pk_code prepare_threads(pk_deepmd *dp, int nth, int maxnb, pk_status *st)
         }
     }
     size_t work = dp->opt.tabulate ? fused_block_scratch(&dp->m) : dp_exact_scratch(&dp->m);
+    /* A centre has at most min(sum(sel), listed neighbours) slotted neighbours. */
+    const int stride = maxnb < dp->m.nnei ? maxnb + 1 : dp->m.nnei;
     for (int t = 0; t < nth; t++) {
         dp_thread *th = &dp->th[t];
+        th->nbr_stride = stride;
         if (pk_buffer_reserve(&th->cand, (size_t)maxnb + 1, sizeof(dp_nbr), st) ||
-            pk_buffer_reserve(&th->nbr, (size_t)DP_BLOCK * dp->m.nnei, sizeof(dp_nbr), st) ||
+            pk_buffer_reserve(&th->nbr, (size_t)DP_BLOCK * stride, sizeof(dp_nbr), st) ||
             pk_buffer_reserve(&th->work, work, sizeof(double), st))
             return st->code;
         th->overflow = 0;

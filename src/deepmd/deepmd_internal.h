@@ -34,7 +34,7 @@ typedef struct {
     dp_act act;
     int resnet;
     double *w;     /* nin x nout, row-major (DeePMD-kit's layout) */
-    double *wt;    /* its transpose, nout x nin: the backward pass reads it contiguously */
+    double *wt;    /* its transpose, nout x nin: the forward products read its rows */
     double *b;     /* nout, or NULL */
     double *idt;   /* nout, or NULL */
 } dp_layer;
@@ -162,7 +162,8 @@ enum { DP_BLOCK = 64 };
 /* Scratch of one chunk of the list (one per thread), sized before the parallel region. */
 typedef struct {
     pk_buffer cand;    /* candidates: dp_nbr, max numneigh */
-    pk_buffer nbr;     /* slotted neighbours: dp_nbr, DP_BLOCK x sum(sel) */
+    pk_buffer nbr;     /* slotted neighbours: dp_nbr, DP_BLOCK x nbr_stride */
+    int nbr_stride;    /* room per centre: min(sum(sel), most listed neighbours + 1) */
     pk_buffer work;    /* kernel scratch, doubles */
     int *nreal;        /* DP_BLOCK x ntypes: real neighbours per type (after truncation) */
     int *maxseen;      /* ntypes: largest count seen before truncation */
