@@ -39,7 +39,7 @@ ap.add_argument("--callgrind", action="store_true")
 ap.add_argument("--out")
 opt = ap.parse_args()
 work = tempfile.mkdtemp(prefix="pk-bench-deepmd-")
-plugin = os.path.join(opt.plugin_dir, "pairkitplugin.so")
+plugin = os.path.abspath(os.path.join(opt.plugin_dir, "pairkitplugin.so"))
 
 
 def generate(name, sel=None):

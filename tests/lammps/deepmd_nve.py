@@ -16,8 +16,8 @@ Bounds, from the measured values (2026-11, in brackets) with a margin of 3-7x:
   whole run:   |drift| <= 2e-6 eV/atom/ps [4.2e-7], fluctuation <= 2e-6 eV/atom [7.3e-7]
   after 50 fs: |drift| <= 5e-7 eV/atom/ps [-6.8e-8], fluctuation <= 1e-6 eV/atom [3.4e-7]
   offset of the first 50 fs <= 2e-5 eV/atom [5.3e-6]; 200 K < T < 450 K [295-328 K]
-Cost: ~230 us of CPU per atom-step, 3.1e6 atom-steps: 442 s wall with 2 threads on a shared
-2-core machine (the suite's longest test)."""
+Cost: ~230 us of CPU per atom-step, 3.1e6 atom-steps: 440-560 s wall with 2 threads on a
+2-core machine shared with other work (load 2-5); the suite's longest test."""
 import math
 import time
 
