@@ -78,6 +78,28 @@ static inline void amoeba_vatom_pair(double (*va)[6], int i, int k, const double
     }
 }
 
+/* Apply one electrostatic pair's result (multipoles, polarization): force frc on k (minus on
+ * i), torques ti, tk, and the pair virial r (x) frc (r = x_k - x_i, symmetrised) added to
+ * vir[6] and, when requested, split half/half into vatom. */
+static inline void amoeba_pair_apply(double (*f)[3], double (*tq)[3], double *vir,
+                                     double (*vatom)[6], int i, int k, const double r[3],
+                                     const double frc[3], const double ti[3],
+                                     const double tk[3])
+{
+    for (int d = 0; d < 3; d++) {
+        f[i][d] -= frc[d];
+        f[k][d] += frc[d];
+        tq[i][d] += ti[d];
+        tq[k][d] += tk[d];
+    }
+    const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
+                         0.5 * (r[1] * frc[0] + r[0] * frc[1]),
+                         0.5 * (r[2] * frc[0] + r[0] * frc[2]),
+                         0.5 * (r[2] * frc[1] + r[1] * frc[2])};
+    for (int c = 0; c < 6; c++) vir[c] += v[c];
+    amoeba_vatom_pair(vatom, i, k, v);
+}
+
 /* Per-thread partial sums (energy + 6 virial) in w->partial: nthreads * 8 doubles. */
 pk_code amoeba_partials_begin(pk_amoeba_work *w, int nthreads, pk_status *st);
 double *amoeba_partials_slice(pk_amoeba_work *w, int tid);

@@ -170,18 +170,7 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
                     eatom[i] += 0.5 * e;
                     eatom[k] += 0.5 * e;
                 }
-                for (int d = 0; d < 3; d++) {
-                    f[i][d] -= frc[d];
-                    f[k][d] += frc[d];
-                    tq[i][d] += ti[d];
-                    tq[k][d] += tk[d];
-                }
-                const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
-                                     0.5 * (r[1] * frc[0] + r[0] * frc[1]),
-                                     0.5 * (r[2] * frc[0] + r[0] * frc[2]),
-                                     0.5 * (r[2] * frc[1] + r[1] * frc[2])};
-                for (int c = 0; c < 6; c++) vir[c] += v[c];
-                amoeba_vatom_pair(vatom, i, k, v);
+                amoeba_pair_apply(f, tq, vir, vatom, i, k, r, frc, ti, tk);
             }
         }
         part[0] = esum;

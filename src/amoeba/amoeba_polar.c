@@ -155,18 +155,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                         ti[d] *= sr;
                         tk[d] *= sr;
                     }
-                for (int d = 0; d < 3; d++) {
-                    f[i][d] -= frc[d];
-                    f[k][d] += frc[d];
-                    tq[i][d] += ti[d];
-                    tq[k][d] += tk[d];
-                }
-                const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
-                                     0.5 * (r[1] * frc[0] + r[0] * frc[1]),
-                                     0.5 * (r[2] * frc[0] + r[0] * frc[2]),
-                                     0.5 * (r[2] * frc[1] + r[1] * frc[2])};
-                for (int c = 0; c < 6; c++) part[1 + c] += v[c];
-                amoeba_vatom_pair(vatom, i, k, v);
+                amoeba_pair_apply(f, tq, part + 1, vatom, i, k, r, frc, ti, tk);
             }
         }
     }
