@@ -1,12 +1,23 @@
-/* One term of a test system against its LAMMPS reference, as the HAL and multipole tests
- * check it: energy to 1e-10 relative (the references carry 15 digits), forces and virial
- * to 1e-10 of their largest component. Included by test files only (uses pk_test.h). */
+/* Checks shared by the amoeba unit tests. Included by test files only (uses pk_test.h). */
 #ifndef AMOEBA_CHECK_H
 #define AMOEBA_CHECK_H
 
 #include "amoeba_testsys.h"
 #include "pk_test.h"
 
+/* The water force field the tests share (data/amoeba_water.prm and .key); a failed read is a
+ * failed check, never a silent skip. Returns nonzero on failure. */
+static inline int read_water_model(pk_amoeba_model *m)
+{
+    pk_status st;
+    pk_code rc = pk_amoeba_read(m, ts_data("amoeba_water.prm"), ts_data("amoeba_water.key"), &st);
+    PK_CHECK(rc == PK_OK, "read amoeba_water.prm/.key: %s", st.msg);
+    return rc != PK_OK;
+}
+
+/* One term of a test system against its LAMMPS reference, as the HAL and multipole tests
+ * check it: energy to 1e-10 relative (the references carry 15 digits), forces and virial
+ * to 1e-10 of their largest component. */
 static inline void check_term_reference(test_system *s, const pk_amoeba_model *m, int term,
                                         const char *label, const char *file)
 {

@@ -12,8 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "amoeba_testsys.h"
-#include "pk_test.h"
+#include "amoeba_check.h"
 
 #define GAP 1e-4   /* closest approach of a pair distance to a hard cutoff (A): 10 steps */
 
@@ -117,10 +116,7 @@ static void clusters(void)
     for (size_t k = 0; k < sizeof sys / sizeof *sys; k++) {
         pk_amoeba_model m;
         pk_status st;
-        if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data("amoeba_water.key"), &st)) {
-            PK_CHECK(0, "%s", st.msg);
-            return;
-        }
+        if (read_water_model(&m)) return;
         m.set.polar_eps = 1e-10;
         if (sys[k].mpole_cut > 0) {
             m.set.mpole_taper = sys[k].mpole_taper;

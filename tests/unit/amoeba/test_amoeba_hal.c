@@ -93,11 +93,7 @@ static void eatom_and_scaling(const pk_amoeba_model *m)
 int main(void)
 {
     pk_amoeba_model m;
-    pk_status st;
-    if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data("amoeba_water.key"), &st)) {
-        fprintf(stderr, "%s\n", st.msg);
-        return 1;
-    }
+    if (read_water_model(&m)) return pk_test_finish();
     cluster(&m, "water_dimer.txt");
     cluster(&m, "water_hexamer.txt");
     cluster(&m, "water_far.txt");

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amoeba_testsys.h"
-#include "pk_test.h"
+#include "amoeba_check.h"
 
 static void polar_against_lammps(const char *file, const char *key, double gc, double lc)
 {
@@ -62,9 +61,13 @@ static void pcg_checks(void)
 {
     pk_amoeba_model m;
     pk_status st;
-    if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data("amoeba_water.key"), &st)) return;
+    if (read_water_model(&m)) return;
     test_system s;
-    if (ts_load(&s, ts_data("water_hexamer.txt"), 0, 0)) return;
+    if (ts_load(&s, ts_data("water_hexamer.txt"), 0, 0)) {
+        PK_CHECK(0, "load water_hexamer.txt");
+        pk_amoeba_free(&m);
+        return;
+    }
     ts_assign(&s, &m, &st);
     double (*u1)[6] = calloc((size_t)s.nall, sizeof *u1), (*u2)[6] = calloc((size_t)s.nall, sizeof *u2);
     double e1, e2;
@@ -140,10 +143,14 @@ static void polar_fd(const char *file)
 {
     pk_amoeba_model m;
     pk_status st;
-    if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data("amoeba_water.key"), &st)) return;
+    if (read_water_model(&m)) return;
     m.set.polar_eps = 1e-11;
     test_system s;
-    if (ts_load(&s, ts_data(file), 0, 0)) return;
+    if (ts_load(&s, ts_data(file), 0, 0)) {
+        PK_CHECK(0, "load %s", file);
+        pk_amoeba_free(&m);
+        return;
+    }
     ts_assign(&s, &m, &st);
     double fdev, fbig, fd[6], vir[6];
     pk_code rc = ts_fd_forces(&s, &m, TS_POLAR, 1e-5, &fdev, &fbig, &st);
