@@ -17,7 +17,7 @@ Bad input is tested in deepmd_errors.py."""
 import os
 import re
 
-from pklmp import Checker, run
+from pklmp import Checker, atomic_data, run
 
 SHARED = os.environ["PAIRKIT_SHARED"]
 MODEL = os.path.join(SHARED, "reference", "deepmd", "deeppot_sea.yaml")
@@ -65,26 +65,20 @@ def data_file(case, types):
     x = case["coord"]
     n = len(case["atype"])
     box = case["box"]
-    out = ["deepmd/pk reference case", "", f"{n} atoms", f"{len(types)} atom types"]
+    tilt = None
     if box is None:
-        for d, name in enumerate("xyz"):
-            lo = min(x[3 * i + d] for i in range(n)) - 10.0
-            hi = max(x[3 * i + d] for i in range(n)) + 10.0
-            out.append(f"{lo!r} {hi!r} {name}lo {name}hi")
+        bounds = [(min(x[3 * i + d] for i in range(n)) - 10.0,
+                   max(x[3 * i + d] for i in range(n)) + 10.0) for d in range(3)]
     else:
         a, b, c = box[0:3], box[3:6], box[6:9]
         if a[1] != 0 or a[2] != 0 or b[2] != 0:
             raise SystemExit("box is not in LAMMPS's restricted triclinic form (a along x, "
                              "b in the xy plane); rotate it first")
-        out += [f"0 {a[0]!r} xlo xhi", f"0 {b[1]!r} ylo yhi", f"0 {c[2]!r} zlo zhi"]
+        bounds = [(0, a[0]), (0, b[1]), (0, c[2])]
         if b[0] or c[0] or c[1]:
-            out.append(f"{b[0]!r} {c[0]!r} {c[1]!r} xy xz yz")
-    out += ["", "Masses", ""] + [f"{t + 1} {MASS[name]}" for t, name in enumerate(types)]
-    out += ["", "Atoms # atomic", ""]
-    for i in range(n):
-        out.append(f"{i + 1} {case['atype'][i] + 1} {x[3 * i]!r} {x[3 * i + 1]!r} "
-                   f"{x[3 * i + 2]!r}")
-    return "\n".join(out) + "\n"
+            tilt = (b[0], c[0], c[1])
+    atoms = [(case["atype"][i] + 1, x[3 * i], x[3 * i + 1], x[3 * i + 2]) for i in range(n)]
+    return atomic_data("deepmd/pk reference case", bounds, [MASS[t] for t in types], atoms, tilt)
 
 
 def script(case, style, elements="O H"):

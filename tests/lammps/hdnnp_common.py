@@ -4,6 +4,8 @@ the unit factors of the LAMMPS hdnnp documentation, and LAMMPS data files writte
 n2p2's input.data."""
 import os
 
+from pklmp import atomic_data
+
 REF = os.path.join(os.environ["PAIRKIT_SHARED"], "reference", "n2p2", "H2O_RPBE-D3")
 CFLENGTH = 1.8897261328    # Bohr per Angstrom: LAMMPS length x cflength = model length
 CFENERGY = 0.0367493254    # Hartree per eV
@@ -51,15 +53,10 @@ def data_file(lattice, atoms, scale=1.0 / CFLENGTH, types=("H", "O"), type_of=No
         for b in range(3):
             if a != b and lattice[a][b] != 0.0:
                 raise SystemExit("data_file: only orthogonal cells")
-    out = ["hdnnp/pk test structure", "", f"{len(atoms)} atoms", f"{len(types)} atom types", ""]
-    for d, name in enumerate("xyz"):
-        out.append(f"0 {lattice[d][d] * scale!r} {name}lo {name}hi")
-    out += ["", "Masses", ""] + [f"{t + 1} {MASS[e]}" for t, e in enumerate(types)]
-    out += ["", "Atoms # atomic", ""]
-    for i, (elem, x, y, z) in enumerate(atoms):
-        t = type_of[i] if type_of else types.index(elem) + 1
-        out.append(f"{i + 1} {t} {x * scale!r} {y * scale!r} {z * scale!r}")
-    return "\n".join(out) + "\n"
+    rows = [(type_of[i] if type_of else types.index(elem) + 1, x * scale, y * scale, z * scale)
+            for i, (elem, x, y, z) in enumerate(atoms)]
+    return atomic_data("hdnnp/pk test structure", [(0, lattice[d][d] * scale) for d in range(3)],
+                       [MASS[e] for e in types], rows)
 
 
 def reference_data(**kwargs):

@@ -112,6 +112,20 @@ class Checker:
         sys.exit(0 if self.failed == 0 and self.passed > 0 else 1)
 
 
+def atomic_data(title, bounds, masses, atoms, tilt=None):
+    """A LAMMPS data file (atom_style atomic): bounds = ((xlo, xhi), (ylo, yhi), (zlo, zhi)),
+    masses[t - 1] of type t, atoms = (type, x, y, z) rows with IDs 1, 2, ... in order, tilt =
+    (xy, xz, yz) for a triclinic box. Numbers are written with repr, so nothing is rounded."""
+    out = [title, "", f"{len(atoms)} atoms", f"{len(masses)} atom types", ""]
+    out += [f"{lo!r} {hi!r} {d}lo {d}hi" for d, (lo, hi) in zip("xyz", bounds)]
+    if tilt:
+        out.append("{!r} {!r} {!r} xy xz yz".format(*tilt))
+    out += ["", "Masses", ""] + [f"{t + 1} {m}" for t, m in enumerate(masses)]
+    out += ["", "Atoms # atomic", ""]
+    out += [f"{i + 1} {t} {x!r} {y!r} {z!r}" for i, (t, x, y, z) in enumerate(atoms)]
+    return "\n".join(out) + "\n"
+
+
 def max_rel_diff(a, b, keys, floor):
     """Largest |a-b| / max(|b|, floor) over atoms (dicts keyed by id) and keys."""
     worst = 0.0
