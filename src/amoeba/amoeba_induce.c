@@ -44,7 +44,7 @@ void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
 {
     pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec, &w->poli,
                       &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts,
-                      &w->cursor};
+                      &w->cursor, &w->batches.mem};
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) pk_buffer_free(b[k]);
     rows_free(&w->mutual);
     rows_free(&w->precond);
@@ -57,7 +57,7 @@ double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w)
                             &w->poli, &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors,
                             &w->counts, &w->cursor, &w->mutual.start, &w->mutual.col,
                             &w->mutual.ten, &w->precond.start, &w->precond.col,
-                            &w->precond.ten, &w->acc.copies};
+                            &w->precond.ten, &w->acc.copies, &w->batches.mem};
     double bytes = 0.0;
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
     return bytes;

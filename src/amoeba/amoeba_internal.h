@@ -68,6 +68,24 @@ static inline double amoeba_switch_eval(const amoeba_switch *sw, double r, doubl
     return 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
 }
 
+/* The neighbours k of one atom i within a cutoff, as arrays for SIMD pair kernels
+ * (amoeba_batch.c): local index, special class (0 none, 1..4 for 1-2..1-5), r = x_k - x_i
+ * and |r|^2, in neighbour-list order. */
+typedef struct {
+    int n;
+    int *k, *cls;
+    double *rx, *ry, *rz, *r2;
+} amoeba_batch;
+
+/* Size the batches of nthreads threads for the longest neighbour list of nl. */
+pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int nthreads,
+                             pk_status *st);
+/* Thread tid's batch (empty). */
+amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid);
+/* Fill the batch with the neighbours of i at r^2 <= off2. */
+void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double (*x)[3], int i,
+                         double off2);
+
 /* Per-atom virial of a pair (LAMMPS order): half to each atom (va may be NULL). */
 static inline void amoeba_vatom_pair(double (*va)[6], int i, int k, const double v[6])
 {

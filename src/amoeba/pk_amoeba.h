@@ -322,9 +322,16 @@ void pk_amoeba_list_free(pk_amoeba_list *l);
 
 /* ---- per-step kernels ----------------------------------------------------------------- */
 
+/* Per-thread neighbour batches for the SIMD pair kernels (amoeba_internal.h). */
+typedef struct {
+    pk_buffer mem;
+    int cap;                     /* entries per batch, a multiple of 8 */
+} pk_amoeba_batches;
+
 /* Workspace reused between steps (zero-initialize before first use). */
 typedef struct {
     pk_buffer xred;              /* 3 doubles per atom: H-reduced vdW sites */
+    pk_amoeba_batches batches;   /* neighbours within a cutoff, per thread */
     pk_buffer partial;           /* per-thread energy and virial */
     pk_accum acc_f, acc_t, acc_e, acc_v; /* per-thread forces, torques, per-atom energies
                                             and virials */
@@ -393,6 +400,7 @@ typedef struct {
 typedef struct {
     pk_buffer field, udir, rsd, zrsd, conj, vec, poli;
     pk_buffer pairs, tensors;         /* dipole-dipole pairs at the list's slots: k, tensor */
+    pk_amoeba_batches batches;        /* neighbours within a cutoff, per thread (direct field) */
     pk_buffer pc_pairs, pc_tensors;   /* preconditioner pairs within usolve_cut, the same */
     pk_buffer counts, cursor;         /* per listed atom: slot offset and pair counts */
     pk_amoeba_rows mutual, precond;   /* the same pairs packed by row */

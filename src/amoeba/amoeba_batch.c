@@ -1,0 +1,51 @@
+/* Neighbour batches: the neighbours of one atom within a cutoff, gathered into arrays so
+ * that a pair kernel runs over them as a SIMD loop (#pragma omp simd) and applies the
+ * per-pair results in a scalar loop afterwards. */
+#include "amoeba_internal.h"
+
+enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };   /* k, cls; rx, ry, rz, r2 */
+
+pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int nthreads,
+                             pk_status *st)
+{
+    int longest = 0;
+    for (int ii = 0; ii < nl->inum; ii++) {
+        const int n = nl->numneigh[nl->ilist[ii]];
+        if (n > longest) longest = n;
+    }
+    b->cap = (longest + 7) / 8 * 8;
+    const size_t per = (size_t)b->cap * (BATCH_DOUBLES * sizeof(double) + BATCH_INTS * sizeof(int));
+    return pk_buffer_reserve(&b->mem, (size_t)nthreads * per, 1, st);
+}
+
+amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid)
+{
+    const size_t cap = (size_t)b->cap;
+    double *d = (double *)((char *)b->mem.data +
+                           (size_t)tid * cap * (BATCH_DOUBLES * sizeof(double) + BATCH_INTS * sizeof(int)));
+    int *k = (int *)(d + BATCH_DOUBLES * cap);
+    amoeba_batch out = {0, k, k + cap, d, d + cap, d + 2 * cap, d + 3 * cap};
+    return out;
+}
+
+void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double (*x)[3], int i,
+                         double off2)
+{
+    const int *jlist = nl->firstneigh[i];
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    int n = 0;
+    for (int jj = 0; jj < nl->numneigh[i]; jj++) {
+        const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
+        const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 > off2) continue;
+        b->k[n] = k;
+        b->cls[n] = pk_amoeba_special(jlist[jj]);
+        b->rx[n] = dx;
+        b->ry[n] = dy;
+        b->rz[n] = dz;
+        b->r2[n] = r2;
+        n++;
+    }
+    b->n = n;
+}
