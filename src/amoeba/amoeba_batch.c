@@ -3,10 +3,15 @@
  * per-pair results in a scalar loop afterwards. */
 #include "amoeba_internal.h"
 
-enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };   /* k, cls; rx, ry, rz, r2 */
+enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };   /* k, cls; rx, ry, rz, r2 (then scratch) */
+
+static size_t batch_bytes(const pk_amoeba_batches *b)
+{
+    return (size_t)b->cap * ((size_t)b->ndouble * sizeof(double) + BATCH_INTS * sizeof(int));
+}
 
 pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int nthreads,
-                             pk_status *st)
+                             int nscratch, pk_status *st)
 {
     int longest = 0;
     for (int ii = 0; ii < nl->inum; ii++) {
@@ -14,17 +19,17 @@ pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int
         if (n > longest) longest = n;
     }
     b->cap = (longest + 7) / 8 * 8;
-    const size_t per = (size_t)b->cap * (BATCH_DOUBLES * sizeof(double) + BATCH_INTS * sizeof(int));
-    return pk_buffer_reserve(&b->mem, (size_t)nthreads * per, 1, st);
+    b->ndouble = BATCH_DOUBLES + nscratch;
+    return pk_buffer_reserve(&b->mem, (size_t)nthreads * batch_bytes(b), 1, st);
 }
 
 amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid)
 {
     const size_t cap = (size_t)b->cap;
-    double *d = (double *)((char *)b->mem.data +
-                           (size_t)tid * cap * (BATCH_DOUBLES * sizeof(double) + BATCH_INTS * sizeof(int)));
-    int *k = (int *)(d + BATCH_DOUBLES * cap);
-    amoeba_batch out = {0, k, k + cap, d, d + cap, d + 2 * cap, d + 3 * cap};
+    double *d = (double *)((char *)b->mem.data + (size_t)tid * batch_bytes(b));
+    int *k = (int *)(d + (size_t)b->ndouble * cap);
+    amoeba_batch out = {0, b->cap, k, k + cap, d, d + cap, d + 2 * cap, d + 3 * cap,
+                        d + BATCH_DOUBLES * cap};
     return out;
 }
 

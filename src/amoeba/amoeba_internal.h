@@ -70,16 +70,19 @@ static inline double amoeba_switch_eval(const amoeba_switch *sw, double r, doubl
 
 /* The neighbours k of one atom i within a cutoff, as arrays for SIMD pair kernels
  * (amoeba_batch.c): local index, special class (0 none, 1..4 for 1-2..1-5), r = x_k - x_i
- * and |r|^2, in neighbour-list order. */
+ * and |r|^2, in neighbour-list order; scratch holds the kernel's own nscratch arrays of cap
+ * doubles each (array s at scratch + s * cap), e.g. per-pair inputs and results. */
 typedef struct {
-    int n;
+    int n, cap;
     int *k, *cls;
     double *rx, *ry, *rz, *r2;
+    double *scratch;
 } amoeba_batch;
 
-/* Size the batches of nthreads threads for the longest neighbour list of nl. */
+/* Size the batches of nthreads threads for the longest neighbour list of nl, each with
+ * nscratch scratch arrays. */
 pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int nthreads,
-                             pk_status *st);
+                             int nscratch, pk_status *st);
 /* Thread tid's batch (empty). */
 amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid);
 /* Fill the batch with the neighbours of i at r^2 <= off2. */

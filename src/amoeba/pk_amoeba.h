@@ -326,6 +326,7 @@ void pk_amoeba_list_free(pk_amoeba_list *l);
 typedef struct {
     pk_buffer mem;
     int cap;                     /* entries per batch, a multiple of 8 */
+    int ndouble;                 /* double arrays per batch (4 + scratch) */
 } pk_amoeba_batches;
 
 /* Workspace reused between steps (zero-initialize before first use). */
