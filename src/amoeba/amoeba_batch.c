@@ -38,19 +38,20 @@ void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double
 {
     const int *jlist = nl->firstneigh[i];
     const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
-    int n = 0;
+    int *bk = b->k, *bcls = b->cls, n = 0;
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
     for (int jj = 0; jj < nl->numneigh[i]; jj++) {
         const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
         const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
         const double r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 > off2) continue;
-        b->k[n] = k;
-        b->cls[n] = pk_amoeba_special(jlist[jj]);
-        b->rx[n] = dx;
-        b->ry[n] = dy;
-        b->rz[n] = dz;
-        b->r2[n] = r2;
-        n++;
+        /* written always, kept by advancing n: no branch to mispredict */
+        bk[n] = k;
+        bcls[n] = pk_amoeba_special(jlist[jj]);
+        rx[n] = dx;
+        ry[n] = dy;
+        rz[n] = dz;
+        rr[n] = r2;
+        n += r2 <= off2;
     }
     b->n = n;
 }
