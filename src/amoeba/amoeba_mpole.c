@@ -47,24 +47,23 @@ static inline void qmul(const double *q, const double v[3], double out[3])
         out[a] = q[QIDX[a][0]] * v[0] + q[QIDX[a][1]] * v[1] + q[QIDX[a][2]] * v[2];
 }
 
-/* One pair: energy, force on k (-force on i), torques on i and k. b[n] are the radial
- * kernels B_n (including constants and scale factors); the force uses dB_n/dr = -r B_n+1,
- * which the plain (2n-1)!!/r^(2n+1) and the Thole-damped kernels both satisfy. */
+/* One pair: energy, force on k (-force on i) and torque on k. b[n] are the radial kernels
+ * B_n (including constants and scale factors); the force uses dB_n/dr = -r B_n+1, which the
+ * plain (2n-1)!!/r^(2n+1) and the Thole-damped kernels both satisfy. The torque on i
+ * follows from the invariance of E under rotating the pair as a whole:
+ * ti + tk + r x frc = 0. */
 static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk,
                                        const double r[3], const double b[6], double frc[3],
-                                       double ti[3], double tk[3])
+                                       double tk[3])
 {
-    double qi[3], qk[3], qid[3], qkd[3], qiqk[3], qkqi[3];
+    const double *di = si->d, *dk = sk->d;
+    double qi[3], qk[3];
     qmul(si->q, r, qi);          /* Qi r */
     qmul(sk->q, r, qk);          /* Qk r */
-    qmul(si->q, sk->d, qid);     /* Qi dk */
-    qmul(sk->q, si->d, qkd);     /* Qk di */
-    qmul(si->q, qk, qiqk);       /* Qi Qk r */
-    qmul(sk->q, qi, qkqi);       /* Qk Qi r */
-    const double dir = dot3(si->d, r), dkr = dot3(sk->d, r);
+    const double dir = dot3(di, r), dkr = dot3(dk, r);
     const double qir = dot3(qi, r), qkr = dot3(qk, r);
-    const double dik = dot3(si->d, sk->d), qik = dot3(qi, qk);
-    const double diqk = dot3(si->d, qk), dkqi = dot3(sk->d, qi);
+    const double dik = dot3(di, dk), qik = dot3(qi, qk);
+    const double diqk = dot3(di, qk), dkqi = dot3(dk, qi);
     const double *a = si->q, *c = sk->q;
     const double qq = a[0] * c[0] + a[3] * c[3] + a[5] * c[5] +
                       2.0 * (a[1] * c[1] + a[2] * c[2] + a[4] * c[4]);   /* Qi:Qk */
@@ -76,7 +75,11 @@ static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *s
     const double t5 = qir * qkr;
     const double e = t1 * b[0] + t2 * b[1] + t3 * b[2] + t4 * b[3] + t5 * b[4];
 
-    /* -dE/dr pieces: radial part plus the explicit r-dependence of the moment products */
+    /* -dE/dr pieces: radial part plus the explicit r-dependence of the moment products,
+     *   frc = de r + g1 di + g2 dk + g3 (Qk di - Qi dk) + g4 Qi r + g5 Qk r
+     *         + g6 (Qi Qk r + Qk Qi r),
+     * where the quadrupole terms regroup as Qk u + Qi w, u = g3 di + g6 Qi r,
+     * w = g6 Qk r - g3 dk */
     const double de = t1 * b[1] + t2 * b[2] + t3 * b[3] + t4 * b[4] + t5 * b[5];
     const double g1 = -sk->c * b[1] + dkr * b[2] - qkr * b[3];
     const double g2 = si->c * b[1] + dir * b[2] + qir * b[3];
@@ -84,51 +87,48 @@ static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *s
     const double g4 = 2.0 * (-sk->c * b[2] + dkr * b[3] - qkr * b[4]);
     const double g5 = 2.0 * (-si->c * b[2] - dir * b[3] - qir * b[4]);
     const double g6 = 4.0 * b[3];
+    double u[3], w[3], qku[3], qiw[3];
+    for (int d = 0; d < 3; d++) {
+        u[d] = g3 * di[d] + g6 * qi[d];
+        w[d] = g6 * qk[d] - g3 * dk[d];
+    }
+    qmul(sk->q, u, qku);
+    qmul(si->q, w, qiw);
     for (int d = 0; d < 3; d++)
-        frc[d] = de * r[d] + g1 * si->d[d] + g2 * sk->d[d] + g3 * (qkd[d] - qid[d]) +
-                 g4 * qi[d] + g5 * qk[d] + g6 * (qiqk[d] + qkqi[d]);
+        frc[d] = de * r[d] + g1 * di[d] + g2 * dk[d] + g4 * qi[d] + g5 * qk[d] + qku[d] + qiw[d];
 
-    /* torques: moment x field-like terms (Tinker emreal1d) */
-    double dxd[3], dixr[3], dkxr[3], rxqi[3], rxqk[3], rxqid[3], rxqkd[3], rxqiqk[3], rxqkqi[3],
-        qkxqi[3], dqik[3], tmp[3];
-    cross3(si->d, sk->d, dxd);
-    cross3(si->d, r, dixr);
-    cross3(sk->d, r, dkxr);
-    cross3(r, qi, rxqi);
-    cross3(r, qk, rxqk);
-    cross3(r, qid, rxqid);
-    cross3(r, qkd, rxqkd);
-    cross3(r, qiqk, rxqiqk);
-    cross3(r, qkqi, rxqkqi);
-    cross3(qk, qi, qkxqi);
-    /* di x Qk r + dk x Qi r - 2 axial(Qi Qk); with symmetric Qi, Qk the axial vector of
-     * Qi Qk (its antisymmetric part) is sum_c (Qi e_c) x (Qk e_c) */
-    cross3(si->d, qk, dqik);
-    cross3(sk->d, qi, tmp);
-    for (int d = 0; d < 3; d++) dqik[d] += tmp[d];
+    /* torque on k: moment x field-like terms (Tinker emreal1d),
+     *   tk = B1 di x dk + g2 dk x r - g5 r x Qk r - g6 (r x Qk Qi r - Qk r x Qi r)
+     *        - g3 (di x Qk r + dk x Qi r - 2 axial(Qi Qk) + r x Qk di)
+     *      = dk x (-B1 di - g3 Qi r) + Qk r x u + 2 g3 axial(Qi Qk)
+     *        - r x (g2 dk + g5 Qk r + Qk u);
+     * with symmetric Qi, Qk the axial vector of Qi Qk (its antisymmetric part) is
+     * sum_c (Qi e_c) x (Qk e_c) */
+    double ax[3] = {0.0, 0.0, 0.0};
     for (int col = 0; col < 3; col++) {
         const int *q = QIDX[col];
-        const double qie[3] = {si->q[q[0]], si->q[q[1]], si->q[q[2]]};
-        const double qke[3] = {sk->q[q[0]], sk->q[q[1]], sk->q[q[2]]};
-        double ax[3];
-        cross3(qie, qke, ax);
-        for (int d = 0; d < 3; d++) dqik[d] -= 2.0 * ax[d];
+        const double qie[3] = {a[q[0]], a[q[1]], a[q[2]]}, qke[3] = {c[q[0]], c[q[1]], c[q[2]]};
+        double x[3];
+        cross3(qie, qke, x);
+        for (int d = 0; d < 3; d++) ax[d] += x[d];
     }
+    double v1[3], v2[3], x1[3], x2[3], x3[3];
     for (int d = 0; d < 3; d++) {
-        ti[d] = -b[1] * dxd[d] + g1 * dixr[d] + g3 * (dqik[d] + rxqid[d]) - g4 * rxqi[d] -
-                g6 * (rxqiqk[d] + qkxqi[d]);
-        tk[d] = b[1] * dxd[d] + g2 * dkxr[d] - g3 * (dqik[d] + rxqkd[d]) - g5 * rxqk[d] -
-                g6 * (rxqkqi[d] - qkxqi[d]);
+        v1[d] = -b[1] * di[d] - g3 * qi[d];
+        v2[d] = g2 * dk[d] + g5 * qk[d] + qku[d];
     }
+    cross3(dk, v1, x1);
+    cross3(qk, u, x2);
+    cross3(r, v2, x3);
+    for (int d = 0; d < 3; d++) tk[d] = x1[d] + x2[d] - x3[d] + 2.0 * g3 * ax[d];
     return e;
 }
 
 /* Scratch arrays of a batch: the neighbour's moments and the pair's Coulomb constant times
- * its 1-n scale factor (inputs); the pair energy, force on k and torques on i and k
- * (results). */
+ * its 1-n scale factor (inputs); the pair energy, force on k and torque on k (results). */
 enum {
     IN_C, IN_D, IN_Q = IN_D + 3, IN_FSCALE = IN_Q + 6,
-    OUT_E, OUT_F, OUT_TI = OUT_F + 3, OUT_TK = OUT_TI + 3, NSCRATCH = OUT_TK + 3
+    OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3
 };
 
 /* SMOOTH mode (pk_amoeba.h) as a blend that leaves LAMMPS mode unchanged: the pair energy
@@ -137,7 +137,7 @@ enum {
  * x = (r - start) / width clamped at 0 (amoeba_switch_eval; start = R in LAMMPS mode, so
  * S = 1 and dS/dr = 0 for every pair within the cutoff). */
 typedef struct {
-    double cut, shift, start, width;
+    double cut, shift, start, inv_width;
 } mpole_smooth;
 
 static mpole_smooth mpole_smooth_of(const amoeba_switch *sw, double cut)
@@ -146,25 +146,25 @@ static mpole_smooth mpole_smooth_of(const amoeba_switch *sw, double cut)
     if (sw->on) {
         s.shift = 1.0 / (cut * cut);
         s.start = sw->start;
-        s.width = sw->width;
+        s.inv_width = 1.0 / sw->width;
     }
     return s;
 }
 
-/* The shifted and switched energy of a pair at distance rr with energy e (qq: the scaled
- * charge product times the Coulomb constant); scales frc (force on k) and the torques. */
+/* The shifted and switched energy of a pair at distance rr = 1/ir with energy e (qq: the
+ * scaled charge product times the Coulomb constant); scales frc (force on k) and the torque
+ * on k (and so that on i, which follows from them). */
 static inline double smooth_pair(const mpole_smooth *sm, double qq, const double r[3],
-                                 double rr, double e, double frc[3], double ti[3], double tk[3])
+                                 double rr, double ir, double e, double frc[3], double tk[3])
 {
     e -= sm->shift * qq * (2.0 * sm->cut - rr);
-    const double xs = (rr - sm->start) / sm->width, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
+    const double xs = (rr - sm->start) * sm->inv_width, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
     const double s = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-    const double dsdr = -30.0 * x * x * y * y / sm->width;
+    const double dsdr = -30.0 * x * x * y * y * sm->inv_width;
     /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
-    const double radial = -(s * qq * sm->shift + e * dsdr) / rr;
+    const double radial = -(s * qq * sm->shift + e * dsdr) * ir;
     for (int d = 0; d < 3; d++) {
         frc[d] = s * frc[d] + radial * r[d];
-        ti[d] *= s;
         tk[d] *= s;
     }
     return s * e;
@@ -202,20 +202,20 @@ static inline void mpole_simd_pair(const mpole_site *si, const amoeba_batch *b, 
     const double fscale = io[IN_FSCALE * cap + s];
     const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
     const double rr = sqrt(b->r2[s]), ir = 1.0 / rr, ir2 = ir * ir;
-    double bn[6], frc[3], ti[3], tk[3];
+    double bn[6], frc[3], tk[3];
     bn[0] = fscale * ir;
     for (int n = 1; n < 6; n++) bn[n] = (2 * n - 1) * bn[n - 1] * ir2;
-    const double e = amoeba_mpole_pair(si, &sk, r, bn, frc, ti, tk);
-    io[OUT_E * cap + s] = smooth_pair(sm, fscale * si->c * sk.c, r, rr, e, frc, ti, tk);
+    const double e = amoeba_mpole_pair(si, &sk, r, bn, frc, tk);
+    io[OUT_E * cap + s] = smooth_pair(sm, fscale * si->c * sk.c, r, rr, ir, e, frc, tk);
     for (int d = 0; d < 3; d++) {
         io[(OUT_F + d) * cap + s] = frc[d];
-        io[(OUT_TI + d) * cap + s] = ti[d];
         io[(OUT_TK + d) * cap + s] = tk[d];
     }
 }
 
 /* Sums over one atom's batch: energy, force on the neighbours (minus that on i), torque on
- * i, virial (the pairs' r (x) frc, symmetrised as in amoeba_pair_apply). */
+ * i (sum of -tk - r x frc), virial (the pairs' r (x) frc, symmetrised as in
+ * amoeba_pair_apply). */
 typedef struct {
     double e, f[3], t[3], vir[6];
 } mpole_sums;
@@ -224,7 +224,7 @@ static mpole_sums mpole_sum(const amoeba_batch *b)
 {
     const size_t cap = (size_t)b->cap;
     const double *pe = b->scratch + OUT_E * cap, *pf = b->scratch + OUT_F * cap,
-                 *pt = b->scratch + OUT_TI * cap;
+                 *pt = b->scratch + OUT_TK * cap;
     const double *rx = b->rx, *ry = b->ry, *rz = b->rz;
     double e = 0, fx = 0, fy = 0, fz = 0, tx = 0, ty = 0, tz = 0;
     double vxx = 0, vyy = 0, vzz = 0, vxy = 0, vxz = 0, vyz = 0;
@@ -235,9 +235,9 @@ static mpole_sums mpole_sum(const amoeba_batch *b)
         fx += f0;
         fy += f1;
         fz += f2;
-        tx += pt[s];
-        ty += pt[cap + s];
-        tz += pt[2 * cap + s];
+        tx -= pt[s] + ry[s] * f2 - rz[s] * f1;
+        ty -= pt[cap + s] + rz[s] * f0 - rx[s] * f2;
+        tz -= pt[2 * cap + s] + rx[s] * f1 - ry[s] * f0;
         vxx += rx[s] * f0;
         vyy += ry[s] * f1;
         vzz += rz[s] * f2;
