@@ -16,10 +16,11 @@
  * global moments; the torques are the derivatives with respect to rotating each site's
  * moments, turned into forces on the frame atoms by pk_amoeba_torque_forces.
  *
- * The pairs of one atom i run as a SIMD loop over its neighbour batch (amoeba_batch.c):
- * the neighbours' moments are gathered into scratch arrays, the loop computes each pair's
- * energy, force and torque on k and sums those on i, and a scalar loop adds the results
- * to the atoms k in list order. */
+ * The pairs of one atom i run over its neighbour batch (amoeba_batch.c): a scalar loop
+ * gathers the neighbours' moments into scratch arrays, a SIMD loop computes each pair's
+ * energy, force and torque on k (in SMOOTH mode a second one shifts and switches them),
+ * a third sums the energy, virial and force and torque on i, and a scalar loop adds the
+ * results to the atoms k in list order. */
 #include <math.h>
 
 #include "amoeba_internal.h"
@@ -131,43 +132,11 @@ enum {
     OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3
 };
 
-/* SMOOTH mode (pk_amoeba.h) as a blend that leaves LAMMPS mode unchanged: the pair energy
- * e with its charge-charge part shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2) (shift =
- * 1/R^2; 0 in LAMMPS mode), then all of it times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5 with
- * x = (r - start) / width clamped at 0 (amoeba_switch_eval; start = R in LAMMPS mode, so
- * S = 1 and dS/dr = 0 for every pair within the cutoff). */
-typedef struct {
-    double cut, shift, start, inv_width;
-} mpole_smooth;
-
-static mpole_smooth mpole_smooth_of(const amoeba_switch *sw, double cut)
+/* The SIMD loops run over whole vectors of 4 pairs: mpole_fill pads the batch with pairs
+ * of scale factor 0 at r = (1, 0, 0), whose results are exactly 0. */
+static inline int padded(int n)
 {
-    mpole_smooth s = {cut, 0.0, cut, 1.0};
-    if (sw->on) {
-        s.shift = 1.0 / (cut * cut);
-        s.start = sw->start;
-        s.inv_width = 1.0 / sw->width;
-    }
-    return s;
-}
-
-/* The shifted and switched energy of a pair at distance rr = 1/ir with energy e (qq: the
- * scaled charge product times the Coulomb constant); scales frc (force on k) and the torque
- * on k (and so that on i, which follows from them). */
-static inline double smooth_pair(const mpole_smooth *sm, double qq, const double r[3],
-                                 double rr, double ir, double e, double frc[3], double tk[3])
-{
-    e -= sm->shift * qq * (2.0 * sm->cut - rr);
-    const double xs = (rr - sm->start) * sm->inv_width, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
-    const double s = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-    const double dsdr = -30.0 * x * x * y * y * sm->inv_width;
-    /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
-    const double radial = -(s * qq * sm->shift + e * dsdr) * ir;
-    for (int d = 0; d < 3; d++) {
-        frc[d] = s * frc[d] + radial * r[d];
-        tk[d] *= s;
-    }
-    return s * e;
+    return (n + 3) & ~3;
 }
 
 /* The moments of the neighbours and the pair scale factors into the batch's scratch. */
@@ -183,15 +152,19 @@ static void mpole_fill(const amoeba_batch *b, const double (*rpole)[13], const d
         for (int c = 0; c < 6; c++) in[(IN_Q + c) * cap + s] = sk.q[c];
         in[IN_FSCALE * cap + s] = felec * scale[b->cls[s]];
     }
+    for (int s = b->n; s < padded(b->n); s++) {
+        for (int c = IN_C; c <= IN_FSCALE; c++) in[c * cap + s] = 0.0;
+        b->rx[s] = b->r2[s] = 1.0;
+        b->ry[s] = b->rz[s] = 0.0;
+    }
 }
 
-/* Pair s of site si with its batch: energy, force on k and torques from the scratch
+/* Pair s of site si with its batch: energy, force on k and torque on k from the scratch
  * inputs into the scratch results. A pair with scale factor 0 has B_n = 0 and gives
  * exactly 0. Inlined into the SIMD loop, which must not take the addresses of its own
  * locals (GCC then keeps them in memory per lane and does not vectorize): all arrays
  * live in here. */
-static inline void mpole_simd_pair(const mpole_site *si, const amoeba_batch *b, int s,
-                                   const mpole_smooth *sm)
+static inline void mpole_simd_pair(const mpole_site *si, const amoeba_batch *b, int s)
 {
     double *io = b->scratch;
     const size_t cap = (size_t)b->cap;
@@ -199,17 +172,49 @@ static inline void mpole_simd_pair(const mpole_site *si, const amoeba_batch *b, 
     sk.c = io[IN_C * cap + s];
     for (int d = 0; d < 3; d++) sk.d[d] = io[(IN_D + d) * cap + s];
     for (int c = 0; c < 6; c++) sk.q[c] = io[(IN_Q + c) * cap + s];
-    const double fscale = io[IN_FSCALE * cap + s];
     const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
-    const double rr = sqrt(b->r2[s]), ir = 1.0 / rr, ir2 = ir * ir;
+    const double ir = 1.0 / sqrt(b->r2[s]), ir2 = ir * ir;
     double bn[6], frc[3], tk[3];
-    bn[0] = fscale * ir;
+    bn[0] = io[IN_FSCALE * cap + s] * ir;
     for (int n = 1; n < 6; n++) bn[n] = (2 * n - 1) * bn[n - 1] * ir2;
-    const double e = amoeba_mpole_pair(si, &sk, r, bn, frc, tk);
-    io[OUT_E * cap + s] = smooth_pair(sm, fscale * si->c * sk.c, r, rr, ir, e, frc, tk);
+    io[OUT_E * cap + s] = amoeba_mpole_pair(si, &sk, r, bn, frc, tk);
     for (int d = 0; d < 3; d++) {
         io[(OUT_F + d) * cap + s] = frc[d];
         io[(OUT_TK + d) * cap + s] = tk[d];
+    }
+}
+
+/* SMOOTH mode (pk_amoeba.h), applied to the batch's results of site i (charge ci): each
+ * pair's energy e with its charge-charge part shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2)
+ * (qq: the scaled charge product times the Coulomb constant), then all of it times
+ * S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5, x = (r - start) / width clamped at 0 (as
+ * amoeba_switch_eval, but branch-free); the force on k picks up the shift's and the
+ * switch's radial terms, the torque on k (and so that on i) scales with S. */
+static void mpole_smooth_batch(const amoeba_batch *b, double ci, const amoeba_switch *sw,
+                               double R)
+{
+    const size_t cap = (size_t)b->cap;
+    double *io = b->scratch;
+    const double *ck = io + IN_C * cap, *fscale = io + IN_FSCALE * cap;
+    double *pe = io + OUT_E * cap, *fx = io + OUT_F * cap, *fy = fx + cap, *fz = fy + cap,
+           *tx = io + OUT_TK * cap, *ty = tx + cap, *tz = ty + cap;
+    const double iR2 = 1.0 / (R * R), iw = 1.0 / sw->width;
+#pragma omp simd
+    for (int s = 0; s < padded(b->n); s++) {
+        const double rr = sqrt(b->r2[s]), qq = fscale[s] * ci * ck[s];
+        const double e = pe[s] - qq * (2.0 * R - rr) * iR2;
+        const double xs = (rr - sw->start) * iw, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
+        const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
+        const double dsdr = -30.0 * x * x * y * y * iw;
+        /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
+        const double radial = -(sr * qq * iR2 + e * dsdr) / rr;
+        fx[s] = sr * fx[s] + radial * b->rx[s];
+        fy[s] = sr * fy[s] + radial * b->ry[s];
+        fz[s] = sr * fz[s] + radial * b->rz[s];
+        tx[s] *= sr;
+        ty[s] *= sr;
+        tz[s] *= sr;
+        pe[s] = sr * e;
     }
 }
 
@@ -229,7 +234,7 @@ static mpole_sums mpole_sum(const amoeba_batch *b)
     double e = 0, fx = 0, fy = 0, fz = 0, tx = 0, ty = 0, tz = 0;
     double vxx = 0, vyy = 0, vzz = 0, vxy = 0, vxz = 0, vyz = 0;
 #pragma omp simd reduction(+ : e, fx, fy, fz, tx, ty, tz, vxx, vyy, vzz, vxy, vxz, vyz)
-    for (int s = 0; s < b->n; s++) {
+    for (int s = 0; s < padded(b->n); s++) {
         const double f0 = pf[s], f1 = pf[cap + s], f2 = pf[2 * cap + s];
         e += pe[s];
         fx += f0;
@@ -290,12 +295,11 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
     const double (*x)[3] = a->x;
     const int nt = pk_max_threads();
     const double felec = PK_AMOEBA_ELECTRIC / m->dielectric;
-    const double off2 = m->set.mpole_cut * m->set.mpole_cut;
+    const double cut = m->set.mpole_cut;
     amoeba_switch sw;
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk mpole: no force array");
     if (amoeba_switch_init(m, 0, &sw, st)) return st->code;
-    const mpole_smooth smooth = mpole_smooth_of(&sw, m->set.mpole_cut);
     for (int i = 0; i < nall; i++) torque[i][0] = torque[i][1] = torque[i][2] = 0.0;
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
@@ -319,10 +323,11 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
             const mpole_site si = mpole_site_of(rpole[i]);
-            amoeba_batch_gather(&b, nl, x, i, off2);
+            amoeba_batch_gather(&b, nl, x, i, cut * cut);
             mpole_fill(&b, rpole, m->mpole_scale, felec);
 #pragma omp simd
-            for (int s = 0; s < b.n; s++) mpole_simd_pair(&si, &b, s, &smooth);
+            for (int s = 0; s < padded(b.n); s++) mpole_simd_pair(&si, &b, s);
+            if (sw.on) mpole_smooth_batch(&b, si.c, &sw, cut);
             const mpole_sums sum = mpole_sum(&b);
             mpole_apply(&b, i, &sum, f, tq, eatom, vatom);
             esum += sum.e;
