@@ -142,11 +142,6 @@ static inline amoeba_site amoeba_site_of(const double *pole)
     return s;
 }
 
-/* Multipole pair interaction (amoeba_mpole.c): returns the energy; frc is the force on k
- * (minus that on i), ti/tk the torques; b[n] the radial kernels B_0..B_5. */
-double amoeba_mpole_pair(const amoeba_site *si, const amoeba_site *sk, const double r[3],
-                         const double b[6], double frc[3], double ti[3], double tk[3]);
-
 /* 3-vector helpers shared by the frame, multipole and polarization kernels. */
 static inline double dot3(const double a[3], const double b[3])
 {
