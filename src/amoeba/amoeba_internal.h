@@ -127,7 +127,9 @@ double *amoeba_partials_slice(pk_amoeba_work *w, int tid);
 /* Sum the per-thread partials in thread order into out. */
 void amoeba_partials_reduce(pk_amoeba_work *w, int nthreads, pk_out *out);
 
-/* Thole damping factors l3, l5, l7, l9 of a pair of types at distance r (amoeba_induce.c). */
+/* Thole damping factors l3, l5, l7, l9 of a pair of types at distance r (amoeba_induce.c);
+ * all are 1 once a = g (r/d)^3 reaches AMOEBA_THOLE_FAR (exp(-a) < 2e-22). */
+#define AMOEBA_THOLE_FAR 50.0
 void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4]);
 
 /* Moments of a site: charge, dipole, quadrupole (row-major 3x3, /3 convention). */

@@ -117,11 +117,12 @@ static inline __attribute__((always_inline)) pair_term dipole_multipole(vec3 p, 
     const double g2 = dir * b.b2;
     const double g3 = 2.0 * b.b2;
     const double g5 = -2.0 * dir * b.b3;
-    const vec3 pxq_rxqp = vlin(1.0, vcross(p, qk), 1.0, vcross(r, qkp));
+    /* with w = g2 d + g3 Qp + g5 Qr the force is de r + g1 p + w and the torque
+     * b1 p x d + g2 d x r - g3 (p x Qr + r x Qp) - g5 r x Qr = p x (b1 d - g3 Qr) - r x w */
+    const vec3 w = vlin(1.0, vlin(g2, m.d, g3, qkp), g5, qk);
     pair_term out;
-    out.f = vlin(1.0, vlin(de, r, g1, p), 1.0, vlin(1.0, vlin(g2, m.d, g3, qkp), g5, qk));
-    out.t = vlin(1.0, vlin(b.b1, vcross(p, m.d), g2, vcross(m.d, r)), 1.0,
-                 vlin(-g3, pxq_rxqp, -g5, vcross(r, qk)));
+    out.f = vlin(1.0, vlin(de, r, g1, p), 1.0, w);
+    out.t = vlin(1.0, vcross(p, vlin(b.b1, m.d, -g3, qk)), -1.0, vcross(r, w));
     out.e = t2 * b.b1 + t3 * b.b2 + t4 * b.b3;
     return out;
 }
@@ -146,10 +147,36 @@ typedef struct {
     double hf, start, inv_width;
 } polar_site;
 
+/* The largest damping length pdamp and the smallest Thole parameter over the types. */
+typedef struct {
+    double pdamp_max, thole_min;
+} thole_range;
+
+static thole_range thole_range_of(const pk_amoeba_model *m)
+{
+    thole_range tr = {0.0, HUGE_VAL};
+    for (int t = 1; t <= m->ntypes; t++) {
+        tr.pdamp_max = fmax(tr.pdamp_max, m->pdamp[t]);
+        tr.thole_min = fmin(tr.thole_min, m->thole[t]);
+    }
+    return tr;
+}
+
+/* A squared distance from which on amoeba_thole returns 1 for every partner of an atom of
+ * type ti: a = g (r/d)^3 with d = pdamp_i pdamp_k <= pdamp_i pdamp_max and
+ * g = min(thole_i, thole_k) >= min(thole_i, thole_min) reaches AMOEBA_THOLE_FAR there
+ * (with a 1e-6 margin for rounding). */
+static double thole_far2(const pk_amoeba_model *m, const thole_range *tr, int ti)
+{
+    const double d = m->pdamp[ti] * tr->pdamp_max, g = fmin(m->thole[ti], tr->thole_min);
+    if (g <= 0.0) return HUGE_VAL;
+    return d * d * pow((1.0 + 1e-6) * AMOEBA_THOLE_FAR / g, 2.0 / 3.0);
+}
+
 /* The scalar pass: keeps the pairs with a nonzero scale (in list order) and fills their
- * inputs. */
+ * inputs. Pairs at r^2 >= far2 have all Thole factors 1 (thole_far2), which skips the call. */
 static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
-                         const double (*rpole)[13], const double (*u)[6], int i,
+                         const double (*rpole)[13], const double (*u)[6], int i, double far2,
                          amoeba_batch *b)
 {
     const size_t cap = (size_t)b->cap;
@@ -163,16 +190,18 @@ static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
         const double pscale = same ? m->polar_intra[cls] : m->polar_scale[cls];
         const double uscale = mutual ? (same ? m->mutual11_scale : 1.0) : 0.0;
         if (dscale == 0.0 && pscale == 0.0 && uscale == 0.0) continue;
-        b->k[n] = k;
-        b->rx[n] = b->rx[j];
-        b->ry[n] = b->ry[j];
-        b->rz[n] = b->rz[j];
-        b->r2[n] = b->r2[j];
+        if (n < j) {   /* a pair was dropped: move this one down */
+            b->k[n] = k;
+            b->rx[n] = b->rx[j];
+            b->ry[n] = b->ry[j];
+            b->rz[n] = b->rz[j];
+            b->r2[n] = b->r2[j];
+        }
         in[IN_DSCALE * cap + n] = dscale;
         in[IN_PSCALE * cap + n] = pscale;
         in[IN_USCALE * cap + n] = uscale;
-        double l[4];
-        amoeba_thole(m, s->amtype[i], s->amtype[k], sqrt(b->r2[j]), l);
+        double l[4] = {1.0, 1.0, 1.0, 1.0};
+        if (b->r2[n] < far2) amoeba_thole(m, s->amtype[i], s->amtype[k], sqrt(b->r2[n]), l);
         for (int c = 0; c < 4; c++) in[(IN_THOLE + c) * cap + n] = l[c];
         for (int c = 0; c < 13; c++) in[(IN_POLE + c) * cap + n] = rpole[k][c];
         for (int c = 0; c < 6; c++) in[(IN_U + c) * cap + n] = u[k][c];
@@ -265,6 +294,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
     const double (*x)[3] = a->x;
     const int nt = pk_max_threads();
     const double off2 = m->set.polar_cut * m->set.polar_cut;
+    const thole_range tr = thole_range_of(m);
     amoeba_switch sw;
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk polar: no force array");
@@ -296,7 +326,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
             ps.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
             ps.up = vec3_of(u[i][3], u[i][4], u[i][5]);
             amoeba_batch_gather(&b, nl, x, i, off2);
-            polar_inputs(m, s, rpole, u, i, &b);
+            polar_inputs(m, s, rpole, u, i, thole_far2(m, &tr, s->amtype[i]), &b);
             polar_pairs(&ps, &b);
             polar_apply(&b, i, f, tq, part + 1, vatom);
         }
