@@ -23,13 +23,16 @@
  * Layout (amoeba_batch): per atom i, its neighbours within the cutoff are gathered, a scalar
  * pass drops the pairs whose three scales are all 0 and fills the per-pair inputs (scales,
  * Thole factors, the neighbour's moments and dipoles), a SIMD loop computes each pair's
- * force and torques, and a scalar pass applies them in list order. */
+ * force and torques, and a scalar pass applies them in list order. The scratch holds the
+ * pairs in blocks of LANES (one AVX2 vector of doubles), each block NSCRATCH rows of LANES
+ * values, so that every value sits at a fixed offset from the block: the SIMD loop runs
+ * over whole blocks (the last one padded with inert pairs) from one pointer. */
 #include <float.h>
 #include <math.h>
 
 #include "amoeba_internal.h"
 
-/* Scratch arrays of a batch (array s at b.scratch + s * b.cap): per-pair inputs, results. */
+/* The values of a pair in its block (pair_slot): inputs, then results. */
 enum {
     IN_DSCALE,
     IN_PSCALE,
@@ -42,6 +45,15 @@ enum {
     OUT_TK = OUT_TI + 3,     /* torque on k */
     NSCRATCH = OUT_TK + 3
 };
+
+enum { LANES = 4 };
+
+/* Pair j's values in the scratch: value v at pair_slot(...)[v * LANES]. The batch's
+ * NSCRATCH * cap doubles hold cap pairs (cap is a multiple of 8). */
+static inline double *pair_slot(double *scratch, int j)
+{
+    return scratch + (size_t)(j / LANES) * NSCRATCH * LANES + j % LANES;
+}
 
 /* 3-vectors and sites as plain values, which the SIMD loop keeps in registers. */
 typedef struct {
@@ -174,13 +186,12 @@ static double thole_far2(const pk_amoeba_model *m, const thole_range *tr, int ti
 }
 
 /* The scalar pass: keeps the pairs with a nonzero scale (in list order) and fills their
- * inputs. Pairs at r^2 >= far2 have all Thole factors 1 (thole_far2), which skips the call. */
+ * inputs; pads the last block with pairs at r = (1, 0, 0) with no moments and no scales.
+ * Pairs at r^2 >= far2 have all Thole factors 1 (thole_far2), which skips the call. */
 static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
                          const double (*rpole)[13], const double (*u)[6], int i, double far2,
                          amoeba_batch *b)
 {
-    const size_t cap = (size_t)b->cap;
-    double *in = b->scratch;
     const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
     int n = 0;
     for (int j = 0; j < b->n; j++) {
@@ -197,75 +208,83 @@ static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
             b->rz[n] = b->rz[j];
             b->r2[n] = b->r2[j];
         }
-        in[IN_DSCALE * cap + n] = dscale;
-        in[IN_PSCALE * cap + n] = pscale;
-        in[IN_USCALE * cap + n] = uscale;
+        double *in = pair_slot(b->scratch, n);
+        in[IN_DSCALE * LANES] = dscale;
+        in[IN_PSCALE * LANES] = pscale;
+        in[IN_USCALE * LANES] = uscale;
         double l[4] = {1.0, 1.0, 1.0, 1.0};
         if (b->r2[n] < far2) amoeba_thole(m, s->amtype[i], s->amtype[k], sqrt(b->r2[n]), l);
-        for (int c = 0; c < 4; c++) in[(IN_THOLE + c) * cap + n] = l[c];
-        for (int c = 0; c < 13; c++) in[(IN_POLE + c) * cap + n] = rpole[k][c];
-        for (int c = 0; c < 6; c++) in[(IN_U + c) * cap + n] = u[k][c];
+        for (int c = 0; c < 4; c++) in[(IN_THOLE + c) * LANES] = l[c];
+        for (int c = 0; c < 13; c++) in[(IN_POLE + c) * LANES] = rpole[k][c];
+        for (int c = 0; c < 6; c++) in[(IN_U + c) * LANES] = u[k][c];
         n++;
     }
     b->n = n;
+    for (int j = n; j % LANES; j++) {
+        b->rx[j] = b->r2[j] = 1.0;
+        b->ry[j] = b->rz[j] = 0.0;
+        double *in = pair_slot(b->scratch, j);
+        for (int v = 0; v < OUT_F; v++) in[v * LANES] = 0.0;
+    }
 }
 
-/* The SIMD pass: force on k and torques on i and k of each kept pair. */
+/* The SIMD pass: force on k and torques on i and k of each pair, block by block. */
 static void polar_pairs(const polar_site *ps, amoeba_batch *b)
 {
-    const size_t cap = (size_t)b->cap;
-    double *sc = b->scratch;
-    const double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rsq = b->r2;
-    const double *dsc = sc + IN_DSCALE * cap, *psc = sc + IN_PSCALE * cap;
-    const double *usc = sc + IN_USCALE * cap, *l = sc + IN_THOLE * cap;
-    const double *pole = sc + IN_POLE * cap, *uk = sc + IN_U * cap;
-    double *out = sc + OUT_F * cap;
     const site_v mi = ps->mi;
     const vec3 uid = ps->ud, uip = ps->up;
     const double hf = ps->hf, start = ps->start, inv_width = ps->inv_width;
+    for (int j0 = 0; j0 < b->n; j0 += LANES) {
+        double *blk = pair_slot(b->scratch, j0);
+        const double *rx = b->rx + j0, *ry = b->ry + j0, *rz = b->rz + j0, *rsq = b->r2 + j0;
 #pragma omp simd
-    for (int j = 0; j < b->n; j++) {
-        const vec3 r = vec3_of(rx[j], ry[j], rz[j]);
-        const double r2 = rsq[j], rr = sqrt(r2), ir = 1.0 / rr, ir2 = ir * ir;
-        /* undamped 1/r^3, 3/r^5, 15/r^7, 105/r^9 times the damping factors */
-        const double rr3 = hf * ir * ir2, rr5 = 3.0 * rr3 * ir2;
-        const double rr7 = 5.0 * rr5 * ir2, rr9 = 7.0 * rr7 * ir2;
-        const kern4 kb = {l[j] * rr3, l[cap + j] * rr5, l[2 * cap + j] * rr7,
-                          l[3 * cap + j] * rr9};
-        const double us = usc[j];
-        const kern4 ku = {us * kb.b1, us * kb.b2, us * kb.b3, us * kb.b4};
-        const site_v mk = site_at(pole + j, cap);
-        const vec3 ukd = vec3_of(uk[j], uk[cap + j], uk[2 * cap + j]);
-        const vec3 ukp = vec3_of(uk[3 * cap + j], uk[4 * cap + j], uk[5 * cap + j]);
+        for (int j = 0; j < LANES; j++) {
+            const double *in = blk + j;
+            const vec3 r = vec3_of(rx[j], ry[j], rz[j]);
+            const double r2 = rsq[j], rr = sqrt(r2), ir = 1.0 / rr, ir2 = ir * ir;
+            /* undamped 1/r^3, 3/r^5, 15/r^7, 105/r^9 times the damping factors */
+            const double rr3 = hf * ir * ir2, rr5 = 3.0 * rr3 * ir2;
+            const double rr7 = 5.0 * rr5 * ir2, rr9 = 7.0 * rr7 * ir2;
+            const double *l = in + IN_THOLE * LANES, *uk = in + IN_U * LANES;
+            const kern4 kb = {l[0] * rr3, l[LANES] * rr5, l[2 * LANES] * rr7, l[3 * LANES] * rr9};
+            const double ds = in[IN_DSCALE * LANES], pscl = in[IN_PSCALE * LANES];
+            const double us = in[IN_USCALE * LANES];
+            const kern4 ku = {us * kb.b1, us * kb.b2, us * kb.b3, us * kb.b4};
+            const site_v mk = site_at(in + IN_POLE * LANES, LANES);
+            const vec3 ukd = vec3_of(uk[0], uk[LANES], uk[2 * LANES]);
+            const vec3 ukp = vec3_of(uk[3 * LANES], uk[4 * LANES], uk[5 * LANES]);
 
-        /* u_p in the d field, u_d in the p field: one dipole per site */
-        const vec3 ci = vlin(dsc[j], uip, psc[j], uid), ck = vlin(dsc[j], ukp, psc[j], ukd);
-        const pair_term ik = dipole_multipole(ci, mk, r, kb);
-        /* k's dipole with i's moments: the same kernel seen from k */
-        const pair_term ki = dipole_multipole(ck, mi, vec3_of(-r.x, -r.y, -r.z), kb);
-        /* u_p with u_d (ku = 0 for direct polarization) */
-        const pair_term pd = dipole_dipole(uip, ukd, r, ku), dp = dipole_dipole(uid, ukp, r, ku);
-        const vec3 frc = vlin(1.0, vlin(1.0, ik.f, -1.0, ki.f), 1.0, vlin(1.0, pd.f, 1.0, dp.f));
-        const vec3 ti = ki.t, tk = ik.t;
-        const double e = ik.e + ki.e + pd.e + dp.e;
+            /* u_p in the d field, u_d in the p field: one dipole per site */
+            const vec3 ci = vlin(ds, uip, pscl, uid), ck = vlin(ds, ukp, pscl, ukd);
+            const pair_term ik = dipole_multipole(ci, mk, r, kb);
+            /* k's dipole with i's moments: the same kernel seen from k */
+            const pair_term ki = dipole_multipole(ck, mi, vec3_of(-r.x, -r.y, -r.z), kb);
+            /* u_p with u_d (ku = 0 for direct polarization) */
+            const pair_term pd = dipole_dipole(uip, ukd, r, ku);
+            const pair_term dp = dipole_dipole(uid, ukp, r, ku);
+            const vec3 frc =
+                vlin(1.0, vlin(1.0, ik.f, -1.0, ki.f), 1.0, vlin(1.0, pd.f, 1.0, dp.f));
+            const double e = ik.e + ki.e + pd.e + dp.e;
 
-        /* SMOOTH: the fields and T of the solve were switched by S(r), so the pair's part
-         * of the energy above is S e: force S F - e dS/dr r/|r|, torques S t. Inside the
-         * start x = 0 gives S = 1, dS/dr = 0 exactly. */
-        double x = (rr - start) * inv_width;
-        x = x > 0.0 ? x : 0.0;
-        const double y = 1.0 - x;
-        const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-        const double ge = -e * (-30.0 * x * x * y * y * inv_width) * ir;
-        out[j] = sr * frc.x + ge * r.x;
-        out[cap + j] = sr * frc.y + ge * r.y;
-        out[2 * cap + j] = sr * frc.z + ge * r.z;
-        out[3 * cap + j] = sr * ti.x;
-        out[4 * cap + j] = sr * ti.y;
-        out[5 * cap + j] = sr * ti.z;
-        out[6 * cap + j] = sr * tk.x;
-        out[7 * cap + j] = sr * tk.y;
-        out[8 * cap + j] = sr * tk.z;
+            /* SMOOTH: the fields and T of the solve were switched by S(r), so the pair's
+             * part of the energy above is S e: force S F - e dS/dr r/|r|, torques S t.
+             * Inside the start x = 0 gives S = 1, dS/dr = 0 exactly. */
+            double x = (rr - start) * inv_width;
+            x = x > 0.0 ? x : 0.0;
+            const double y = 1.0 - x;
+            const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
+            const double ge = -e * (-30.0 * x * x * y * y * inv_width) * ir;
+            double *out = blk + j + OUT_F * LANES;
+            out[0] = sr * frc.x + ge * r.x;
+            out[LANES] = sr * frc.y + ge * r.y;
+            out[2 * LANES] = sr * frc.z + ge * r.z;
+            out[3 * LANES] = sr * ki.t.x;
+            out[4 * LANES] = sr * ki.t.y;
+            out[5 * LANES] = sr * ki.t.z;
+            out[6 * LANES] = sr * ik.t.x;
+            out[7 * LANES] = sr * ik.t.y;
+            out[8 * LANES] = sr * ik.t.z;
+        }
     }
 }
 
@@ -273,13 +292,12 @@ static void polar_pairs(const polar_site *ps, amoeba_batch *b)
 static void polar_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
                         double *vir, double (*vatom)[6])
 {
-    const size_t cap = (size_t)b->cap;
-    const double *out = b->scratch + OUT_F * cap;
     for (int j = 0; j < b->n; j++) {
+        const double *out = pair_slot(b->scratch, j) + OUT_F * LANES;
         const double r[3] = {b->rx[j], b->ry[j], b->rz[j]};
-        const double frc[3] = {out[j], out[cap + j], out[2 * cap + j]};
-        const double ti[3] = {out[3 * cap + j], out[4 * cap + j], out[5 * cap + j]};
-        const double tk[3] = {out[6 * cap + j], out[7 * cap + j], out[8 * cap + j]};
+        const double frc[3] = {out[0], out[LANES], out[2 * LANES]};
+        const double ti[3] = {out[3 * LANES], out[4 * LANES], out[5 * LANES]};
+        const double tk[3] = {out[6 * LANES], out[7 * LANES], out[8 * LANES]};
         amoeba_pair_apply(f, tq, vir, vatom, i, b->k[j], r, frc, ti, tk);
     }
 }
