@@ -52,7 +52,8 @@ enum { LANES = 4 };
  * NSCRATCH * cap doubles hold cap pairs (cap is a multiple of 8). */
 static inline double *pair_slot(double *scratch, int j)
 {
-    return scratch + (size_t)(j / LANES) * NSCRATCH * LANES + j % LANES;
+    const unsigned q = (unsigned)j / LANES, lane = (unsigned)j % LANES;
+    return scratch + (size_t)q * NSCRATCH * LANES + lane;
 }
 
 /* 3-vectors and sites as plain values, which the SIMD loop keeps in registers. */
@@ -288,17 +289,50 @@ static void polar_pairs(const polar_site *ps, amoeba_batch *b)
     }
 }
 
-/* The scalar pass that applies each pair's results in list order. */
+/* Apply the results: the force on i, its torque and the virial summed over the pairs by lane
+ * (the compiler vectorises this loop by itself; "omp simd" would privatise the small local
+ * arrays and fail), then over the lanes in a fixed order; then each pair's force and torque
+ * on k and, when asked, its per-atom virial in list order. */
 static void polar_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
                         double *vir, double (*vatom)[6])
 {
+    double fi[3][LANES] = {{0}}, ti[3][LANES] = {{0}}, v[6][LANES] = {{0}};
+    for (int j0 = 0; j0 < b->n; j0 += LANES) {
+        const double *out = pair_slot(b->scratch, j0) + OUT_F * LANES;
+        const double *rx = b->rx + j0, *ry = b->ry + j0, *rz = b->rz + j0;
+        for (int j = 0; j < LANES; j++) {
+            const double r[3] = {rx[j], ry[j], rz[j]};
+            const double frc[3] = {out[j], out[LANES + j], out[2 * LANES + j]};
+            double vp[6];
+            amoeba_pair_virial(r, frc, vp);
+            for (int c = 0; c < 3; c++) {
+                fi[c][j] += frc[c];
+                ti[c][j] += out[(3 + c) * LANES + j];
+            }
+            for (int c = 0; c < 6; c++) v[c][j] += vp[c];
+        }
+    }
+    for (int j = 0; j < LANES; j++) {
+        for (int c = 0; c < 3; c++) {
+            f[i][c] -= fi[c][j];
+            tq[i][c] += ti[c][j];
+        }
+        for (int c = 0; c < 6; c++) vir[c] += v[c][j];
+    }
     for (int j = 0; j < b->n; j++) {
+        const int k = b->k[j];
         const double *out = pair_slot(b->scratch, j) + OUT_F * LANES;
-        const double r[3] = {b->rx[j], b->ry[j], b->rz[j]};
-        const double frc[3] = {out[0], out[LANES], out[2 * LANES]};
-        const double ti[3] = {out[3 * LANES], out[4 * LANES], out[5 * LANES]};
-        const double tk[3] = {out[6 * LANES], out[7 * LANES], out[8 * LANES]};
-        amoeba_pair_apply(f, tq, vir, vatom, i, b->k[j], r, frc, ti, tk);
+        for (int c = 0; c < 3; c++) {
+            f[k][c] += out[c * LANES];
+            tq[k][c] += out[(6 + c) * LANES];
+        }
+        if (vatom) {
+            const double r[3] = {b->rx[j], b->ry[j], b->rz[j]};
+            const double frc[3] = {out[0], out[LANES], out[2 * LANES]};
+            double vp[6];
+            amoeba_pair_virial(r, frc, vp);
+            amoeba_vatom_pair(vatom, i, k, vp);
+        }
     }
 }
 
