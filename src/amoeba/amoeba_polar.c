@@ -52,8 +52,29 @@ enum { LANES = 4 };
  * NSCRATCH * cap doubles hold cap pairs (cap is a multiple of 8). */
 static inline double *pair_slot(double *scratch, int j)
 {
-    const unsigned q = (unsigned)j / LANES, lane = (unsigned)j % LANES;
-    return scratch + (size_t)q * NSCRATCH * LANES + lane;
+    /* block j / LANES starts at (j / LANES) * NSCRATCH * LANES, lane j % LANES after it */
+    return scratch + (size_t)j + (size_t)((unsigned)j / LANES) * (NSCRATCH - 1) * LANES;
+}
+
+/* The scales of a pair by whether both atoms are in one polarization group and by special
+ * class: d (direct), p (polarization) and u (mutual, 0 for direct polarization); keep = 0
+ * when all are 0. */
+typedef struct {
+    double d, p, u;
+    int keep;
+} pair_scales;
+
+static void pair_scales_fill(const pk_amoeba_model *m, pair_scales tab[2][5])
+{
+    const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
+    for (int same = 0; same < 2; same++)
+        for (int cls = 0; cls < 5; cls++) {
+            pair_scales *ps = &tab[same][cls];
+            ps->d = same ? m->direct11_scale : 1.0;
+            ps->p = same ? m->polar_intra[cls] : m->polar_scale[cls];
+            ps->u = mutual ? (same ? m->mutual11_scale : 1.0) : 0.0;
+            ps->keep = ps->d != 0.0 || ps->p != 0.0 || ps->u != 0.0;
+        }
 }
 
 /* 3-vectors and sites as plain values, which the SIMD loop keeps in registers. */
@@ -190,18 +211,15 @@ static double thole_far2(const pk_amoeba_model *m, const thole_range *tr, int ti
  * inputs; pads the last block with pairs at r = (1, 0, 0) with no moments and no scales.
  * Pairs at r^2 >= far2 have all Thole factors 1 (thole_far2), which skips the call. */
 static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
-                         const double (*rpole)[13], const double (*u)[6], int i, double far2,
-                         amoeba_batch *b)
+                         const pair_scales tab[2][5], const double (*rpole)[13],
+                         const double (*u)[6], int i, double far2, amoeba_batch *b)
 {
-    const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
+    const int gi = s->amgroup[i], ti = s->amtype[i];
     int n = 0;
     for (int j = 0; j < b->n; j++) {
-        const int k = b->k[j], cls = b->cls[j];
-        const int same = s->amgroup[i] == s->amgroup[k];
-        const double dscale = same ? m->direct11_scale : 1.0;
-        const double pscale = same ? m->polar_intra[cls] : m->polar_scale[cls];
-        const double uscale = mutual ? (same ? m->mutual11_scale : 1.0) : 0.0;
-        if (dscale == 0.0 && pscale == 0.0 && uscale == 0.0) continue;
+        const int k = b->k[j];
+        const pair_scales *sc = &tab[s->amgroup[k] == gi][b->cls[j]];
+        if (!sc->keep) continue;
         if (n < j) {   /* a pair was dropped: move this one down */
             b->k[n] = k;
             b->rx[n] = b->rx[j];
@@ -210,11 +228,11 @@ static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
             b->r2[n] = b->r2[j];
         }
         double *in = pair_slot(b->scratch, n);
-        in[IN_DSCALE * LANES] = dscale;
-        in[IN_PSCALE * LANES] = pscale;
-        in[IN_USCALE * LANES] = uscale;
+        in[IN_DSCALE * LANES] = sc->d;
+        in[IN_PSCALE * LANES] = sc->p;
+        in[IN_USCALE * LANES] = sc->u;
         double l[4] = {1.0, 1.0, 1.0, 1.0};
-        if (b->r2[n] < far2) amoeba_thole(m, s->amtype[i], s->amtype[k], sqrt(b->r2[n]), l);
+        if (b->r2[n] < far2) amoeba_thole(m, ti, s->amtype[k], sqrt(b->r2[n]), l);
         for (int c = 0; c < 4; c++) in[(IN_THOLE + c) * LANES] = l[c];
         for (int c = 0; c < 13; c++) in[(IN_POLE + c) * LANES] = rpole[k][c];
         for (int c = 0; c < 6; c++) in[(IN_U + c) * LANES] = u[k][c];
@@ -347,11 +365,13 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
     const int nt = pk_max_threads();
     const double off2 = m->set.polar_cut * m->set.polar_cut;
     const thole_range tr = thole_range_of(m);
+    pair_scales tab[2][5];
     amoeba_switch sw;
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk polar: no force array");
     if (amoeba_switch_init(m, 1, &sw, st)) return st->code;
     if (!s->amgroup) return pk_fail(st, PK_ERR_ARG, "amoeba/pk: polarization needs amgroup");
+    pair_scales_fill(m, tab);
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
         (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
@@ -378,7 +398,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
             ps.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
             ps.up = vec3_of(u[i][3], u[i][4], u[i][5]);
             amoeba_batch_gather(&b, nl, x, i, off2);
-            polar_inputs(m, s, rpole, u, i, thole_far2(m, &tr, s->amtype[i]), &b);
+            polar_inputs(m, s, tab, rpole, u, i, thole_far2(m, &tr, s->amtype[i]), &b);
             polar_pairs(&ps, &b);
             polar_apply(&b, i, f, tq, part + 1, vatom);
         }
