@@ -23,10 +23,11 @@
  * Layout (amoeba_batch): per atom i, its neighbours within the cutoff are gathered, a scalar
  * pass drops the pairs whose three scales are all 0 and fills the per-pair inputs (scales,
  * Thole factors, the neighbour's moments and dipoles), a SIMD loop computes each pair's
- * force and torques, and a scalar pass applies them in list order. The scratch holds the
- * pairs in blocks of LANES (one AVX2 vector of doubles), each block NSCRATCH rows of LANES
- * values, so that every value sits at a fixed offset from the block: the SIMD loop runs
- * over whole blocks (the last one padded with inert pairs) from one pointer. */
+ * force and torques, a vectorised reduction sums what lands on i (force, torque, virial)
+ * and a scalar pass applies each pair's force and torque on k in list order. The scratch
+ * holds the pairs in blocks of LANES (one AVX2 vector of doubles), each block NSCRATCH rows
+ * of LANES values, so that every value sits at a fixed offset from the block: the SIMD
+ * loop runs over whole blocks (the last one padded with inert pairs) from one pointer. */
 #include <float.h>
 #include <math.h>
 
@@ -293,16 +294,16 @@ static void polar_pairs(const polar_site *ps, amoeba_batch *b)
             const double y = 1.0 - x;
             const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
             const double ge = -e * (-30.0 * x * x * y * y * inv_width) * ir;
-            double *out = blk + j + OUT_F * LANES;
-            out[0] = sr * frc.x + ge * r.x;
-            out[LANES] = sr * frc.y + ge * r.y;
-            out[2 * LANES] = sr * frc.z + ge * r.z;
-            out[3 * LANES] = sr * ki.t.x;
-            out[4 * LANES] = sr * ki.t.y;
-            out[5 * LANES] = sr * ki.t.z;
-            out[6 * LANES] = sr * ik.t.x;
-            out[7 * LANES] = sr * ik.t.y;
-            out[8 * LANES] = sr * ik.t.z;
+            double *out = blk + j;
+            out[OUT_F * LANES] = sr * frc.x + ge * r.x;
+            out[(OUT_F + 1) * LANES] = sr * frc.y + ge * r.y;
+            out[(OUT_F + 2) * LANES] = sr * frc.z + ge * r.z;
+            out[OUT_TI * LANES] = sr * ki.t.x;
+            out[(OUT_TI + 1) * LANES] = sr * ki.t.y;
+            out[(OUT_TI + 2) * LANES] = sr * ki.t.z;
+            out[OUT_TK * LANES] = sr * ik.t.x;
+            out[(OUT_TK + 1) * LANES] = sr * ik.t.y;
+            out[(OUT_TK + 2) * LANES] = sr * ik.t.z;
         }
     }
 }
@@ -316,16 +317,17 @@ static void polar_apply(const amoeba_batch *b, int i, double (*f)[3], double (*t
 {
     double fi[3][LANES] = {{0}}, ti[3][LANES] = {{0}}, v[6][LANES] = {{0}};
     for (int j0 = 0; j0 < b->n; j0 += LANES) {
-        const double *out = pair_slot(b->scratch, j0) + OUT_F * LANES;
+        const double *out = pair_slot(b->scratch, j0);
         const double *rx = b->rx + j0, *ry = b->ry + j0, *rz = b->rz + j0;
         for (int j = 0; j < LANES; j++) {
             const double r[3] = {rx[j], ry[j], rz[j]};
-            const double frc[3] = {out[j], out[LANES + j], out[2 * LANES + j]};
+            const double frc[3] = {out[OUT_F * LANES + j], out[(OUT_F + 1) * LANES + j],
+                                   out[(OUT_F + 2) * LANES + j]};
             double vp[6];
             amoeba_pair_virial(r, frc, vp);
             for (int c = 0; c < 3; c++) {
                 fi[c][j] += frc[c];
-                ti[c][j] += out[(3 + c) * LANES + j];
+                ti[c][j] += out[(OUT_TI + c) * LANES + j];
             }
             for (int c = 0; c < 6; c++) v[c][j] += vp[c];
         }
@@ -339,14 +341,15 @@ static void polar_apply(const amoeba_batch *b, int i, double (*f)[3], double (*t
     }
     for (int j = 0; j < b->n; j++) {
         const int k = b->k[j];
-        const double *out = pair_slot(b->scratch, j) + OUT_F * LANES;
+        const double *out = pair_slot(b->scratch, j);
         for (int c = 0; c < 3; c++) {
-            f[k][c] += out[c * LANES];
-            tq[k][c] += out[(6 + c) * LANES];
+            f[k][c] += out[(OUT_F + c) * LANES];
+            tq[k][c] += out[(OUT_TK + c) * LANES];
         }
         if (vatom) {
             const double r[3] = {b->rx[j], b->ry[j], b->rz[j]};
-            const double frc[3] = {out[0], out[LANES], out[2 * LANES]};
+            const double frc[3] = {out[OUT_F * LANES], out[(OUT_F + 1) * LANES],
+                                   out[(OUT_F + 2) * LANES]};
             double vp[6];
             amoeba_pair_virial(r, frc, vp);
             amoeba_vatom_pair(vatom, i, k, vp);
