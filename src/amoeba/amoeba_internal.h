@@ -99,9 +99,21 @@ static inline void amoeba_vatom_pair(double (*va)[6], int i, int k, const double
     }
 }
 
+/* The virial of a pair with force frc on k (minus on i), r = x_k - x_i: r (x) frc
+ * symmetrised, LAMMPS order. */
+static inline void amoeba_pair_virial(const double r[3], const double frc[3], double v[6])
+{
+    v[0] = r[0] * frc[0];
+    v[1] = r[1] * frc[1];
+    v[2] = r[2] * frc[2];
+    v[3] = 0.5 * (r[1] * frc[0] + r[0] * frc[1]);
+    v[4] = 0.5 * (r[2] * frc[0] + r[0] * frc[2]);
+    v[5] = 0.5 * (r[2] * frc[1] + r[1] * frc[2]);
+}
+
 /* Apply one electrostatic pair's result (multipoles, polarization): force frc on k (minus on
- * i), torques ti, tk, and the pair virial r (x) frc (r = x_k - x_i, symmetrised) added to
- * vir[6] and, when requested, split half/half into vatom. */
+ * i), torques ti, tk, and the pair virial (amoeba_pair_virial) added to vir[6] and, when
+ * requested, split half/half into vatom. */
 static inline void amoeba_pair_apply(double (*f)[3], double (*tq)[3], double *vir,
                                      double (*vatom)[6], int i, int k, const double r[3],
                                      const double frc[3], const double ti[3],
@@ -113,10 +125,8 @@ static inline void amoeba_pair_apply(double (*f)[3], double (*tq)[3], double *vi
         tq[i][d] += ti[d];
         tq[k][d] += tk[d];
     }
-    const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
-                         0.5 * (r[1] * frc[0] + r[0] * frc[1]),
-                         0.5 * (r[2] * frc[0] + r[0] * frc[2]),
-                         0.5 * (r[2] * frc[1] + r[1] * frc[2])};
+    double v[6];
+    amoeba_pair_virial(r, frc, v);
     for (int c = 0; c < 6; c++) vir[c] += v[c];
     amoeba_vatom_pair(vatom, i, k, v);
 }
@@ -127,7 +137,9 @@ double *amoeba_partials_slice(pk_amoeba_work *w, int tid);
 /* Sum the per-thread partials in thread order into out. */
 void amoeba_partials_reduce(pk_amoeba_work *w, int nthreads, pk_out *out);
 
-/* Thole damping factors l3, l5, l7, l9 of a pair of types at distance r (amoeba_induce.c). */
+/* Thole damping factors l3, l5, l7, l9 of a pair of types at distance r (amoeba_induce.c);
+ * all are 1 once a = g (r/d)^3 reaches AMOEBA_THOLE_FAR (exp(-a) < 2e-22). */
+#define AMOEBA_THOLE_FAR 50.0
 void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4]);
 
 /* Moments of a site: charge, dipole, quadrupole (row-major 3x3, /3 convention). */
