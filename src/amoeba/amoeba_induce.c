@@ -146,6 +146,7 @@ static inline lane4 lane4_load(const double *p)
 /* The batch's scratch arrays: per-pair inputs (pair_inputs, thole_factors), then results. */
 enum {
     S_PC,                          /* 1 for a preconditioner pair of the list, else 0 */
+    S_ROW,                         /* k's row in rpole, 13 k (a long) */
     S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
     S_POL, S_PDAMP, S_THOLE,       /* k's alpha, alpha^(1/6) and Thole parameter */
     S_EXP, S_A,                    /* Thole e^-a and a (thole_exp) */
@@ -179,6 +180,7 @@ static void gather_pairs(const field_ctx *c, int i, amoeba_batch *b)
     const double (*x)[3] = c->x;
     const double off2 = c->off2, xi = x[i][0], yi = x[i][1], zi = x[i][2];
     double *pc = b->scratch + S_PC * (size_t)b->cap;
+    long *row = (long *)(b->scratch + S_ROW * (size_t)b->cap);
     int n = 0;
     for (int jj = 0; jj < nl->numneigh[i]; jj++) {
         const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
@@ -192,36 +194,59 @@ static void gather_pairs(const field_ctx *c, int i, amoeba_batch *b)
         b->ry[n] = dy;
         b->rz[n] = dz;
         b->r2[n] = r2;
+        row[n] = 13 * (long)k;
         pc[n++] = in_pc;
     }
     b->n = n;
 }
 
-/* Per-pair inputs of the batch of i (type and group lookups); col[j] gets the byte offset
- * of the partner's row in the products, a ghost replaced by its owned copy when here.
- * Returns how many partners are still ghosts. */
-static int pair_inputs(const field_ctx *c, int i, amoeba_batch *b, int *col)
+/* col[j]: the byte offset of partner j's row in the products, a ghost replaced by its
+ * owned copy when here. Returns how many partners are still ghosts. */
+static int partner_rows(const field_ctx *c, const amoeba_batch *b, int *col)
 {
-    const pk_amoeba_model *m = c->m;
-    const pk_amoeba_sites *s = c->s;
-    const int gi = s->amgroup[i];
-    double *const sc = b->scratch;
-    const size_t cap = (size_t)b->cap;
+    const int *owner = c->s->owner, *ks = b->k, nlocal = c->nlocal, n = b->n;
     int ghosts = 0;
-    for (int j = 0; j < b->n; j++) {
-        const int k = b->k[j], tk = s->amtype[k], cls = b->cls[j];
-        const int same = s->amgroup[k] == gi;
-        const int kk = s->owner && s->owner[k] >= 0 ? s->owner[k] : k;
-        col[j] = (int)sizeof(lane8) * kk;
-        ghosts += kk >= c->nlocal;
-        sc[S_DSC * cap + j] = same ? m->direct11_scale : 1.0;
-        sc[S_PSC * cap + j] = same ? m->polar_intra[cls] : m->polar_scale[cls];
-        sc[S_USC * cap + j] = same ? m->mutual11_scale : 1.0;
-        sc[S_POL * cap + j] = m->polarity[tk];
-        sc[S_PDAMP * cap + j] = m->pdamp[tk];
-        sc[S_THOLE * cap + j] = m->thole[tk];
+    if (owner) {
+#pragma omp simd reduction(+ : ghosts)
+        for (int j = 0; j < n; j++) {
+            const int k = ks[j], o = owner[k], kk = o >= 0 ? o : k;
+            col[j] = (int)sizeof(lane8) * kk;
+            ghosts += kk >= nlocal;
+        }
+    } else {
+#pragma omp simd reduction(+ : ghosts)
+        for (int j = 0; j < n; j++) {
+            col[j] = (int)sizeof(lane8) * ks[j];
+            ghosts += ks[j] >= nlocal;
+        }
     }
     return ghosts;
+}
+
+/* Per-pair inputs of the batch of i: scale factors by group and special class, k's type
+ * data. */
+static void pair_inputs(const field_ctx *c, int i, const amoeba_batch *b)
+{
+    const pk_amoeba_model *m = c->m;
+    const int *amtype = c->s->amtype, *amgroup = c->s->amgroup, *ks = b->k, *cls = b->cls;
+    const int gi = amgroup[i], n = b->n;
+    const double *pol = m->polarity, *pdamp = m->pdamp, *thole = m->thole;
+    const double *intra = m->polar_intra, *pscale = m->polar_scale;
+    const double d11 = m->direct11_scale, u11 = m->mutual11_scale;
+    double *const sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+#pragma omp simd
+    for (int j = 0; j < n; j++) {
+        const int k = ks[j], tk = amtype[k], same = amgroup[k] == gi;
+        const double p_in = intra[cls[j]], p_out = pscale[cls[j]];
+        const double dsc = same ? d11 : 1.0, psc = same ? p_in : p_out, usc = same ? u11 : 1.0;
+        sc[S_DSC * cap + j] = dsc;
+        sc[S_PSC * cap + j] = psc;
+        sc[S_USC * cap + j] = usc;
+        sc[S_POL * cap + j] = pol[tk];
+        sc[S_PDAMP * cap + j] = pdamp[tk];
+        sc[S_THOLE * cap + j] = thole[tk];
+    }
 }
 
 /* Thole's e^-a and a of the batch's pairs (thole_exp): a by SIMD, then e^-a for the pairs
@@ -260,9 +285,10 @@ static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, double
     const double off2 = c->off2, start2 = c->start2, zero2 = c->zero2;
     const double sw0 = c->sw.start, sww = c->sw.width;
     const double *rxs = b->rx, *rys = b->ry, *rzs = b->rz, *r2s = b->r2;
-    const int *ks = b->k;
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
+    const long *row = (const long *)(sc + S_ROW * cap);
+    const double *p0 = &rp[0][0];
     const int n = b->n;
     double fdx = 0.0, fdy = 0.0, fdz = 0.0, fpx = 0.0, fpy = 0.0, fpz = 0.0;
 #pragma omp simd reduction(+ : fdx, fdy, fdz, fpx, fpy, fpz)
@@ -282,14 +308,14 @@ static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, double
         const double b0 = (1.0 - e) * rr3, b1 = (1.0 - e * (1.0 + a)) * rr5;
         const double b2 = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
         /* fields of k's moments at i and of i's at k (Tinker udirect2b; Q symmetric) */
-        const int k = ks[j];
-        const double ck = rp[k][0], dkx = rp[k][1], dky = rp[k][2], dkz = rp[k][3];
+        const long o = row[j];
+        const double ck = p0[o], dkx = p0[o + 1], dky = p0[o + 2], dkz = p0[o + 3];
         const double qix = qxx * rx + qxy * ry + qxz * rz;
         const double qiy = qxy * rx + qyy * ry + qyz * rz;
         const double qiz = qxz * rx + qyz * ry + qzz * rz;
-        const double qkx = rp[k][4] * rx + rp[k][5] * ry + rp[k][6] * rz;
-        const double qky = rp[k][5] * rx + rp[k][8] * ry + rp[k][9] * rz;
-        const double qkz = rp[k][6] * rx + rp[k][9] * ry + rp[k][12] * rz;
+        const double qkx = p0[o + 4] * rx + p0[o + 5] * ry + p0[o + 6] * rz;
+        const double qky = p0[o + 5] * rx + p0[o + 8] * ry + p0[o + 9] * rz;
+        const double qkz = p0[o + 6] * rx + p0[o + 9] * ry + p0[o + 12] * rz;
         const double dir = dix * rx + diy * ry + diz * rz;
         const double dkr = dkx * rx + dky * ry + dkz * rz;
         const double qir = qix * rx + qiy * ry + qiz * rz;
@@ -417,7 +443,8 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii], off = sl[ii].off;
             gather_pairs(&c, i, &b);
-            remote += pair_inputs(&c, i, &b, col + off);
+            remote += partner_rows(&c, &b, col + off);
+            pair_inputs(&c, i, &b);
             thole_factors(&c, i, &b);
             pair_fields(&c, i, &b, fl[i]);
             add_fields(&b, fl);
