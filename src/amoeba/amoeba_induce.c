@@ -75,10 +75,13 @@ void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4
     l[3] = 1.0 - e * (1.0 + a + (18.0 / 35.0) * a * a + (9.0 / 35.0) * a * a * a);
 }
 
-/* Per listed atom ii: its pairs' first entry (a multiple of 4) and the dipole-pair and
- * preconditioner counts, each padded to a multiple of 4 with zero tensors. */
+/* Per listed atom ii: room, where the room for its pairs would start if every entry of
+ * the list were kept (padded to groups of 4); its dipole pairs' and preconditioner pairs'
+ * first entries and counts, padded to a multiple of 4 with zero tensors. A thread stores
+ * the pairs of its atoms one after the other from the room of its first atom, so that a
+ * product streams through them. */
 typedef struct {
-    int off, ndip, npc;
+    int room, off, ndip, poff, npc;
 } slot;
 
 /* Four doubles, one per pair of a group of four (or one component of an atom's 6 columns
@@ -145,7 +148,6 @@ static inline lane4 lane4_load(const double *p)
 
 /* The batch's scratch arrays: per-pair inputs (pair_inputs, thole_factors), then results. */
 enum {
-    S_PC,                          /* 1 for a preconditioner pair of the list, else 0 */
     S_ROW,                         /* k's row in rpole, 13 k (a long) */
     S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
     S_POL, S_PDAMP, S_THOLE,       /* k's alpha, alpha^(1/6) and Thole parameter */
@@ -170,34 +172,53 @@ typedef struct {
     int use_pc, mutual, nlocal;
 } field_ctx;
 
+/* The batch's class entries carry this flag on the preconditioner's pairs. */
+#define PC_PAIR 8
+
+/* Move the entries of i's list kept by gather_pairs to the front of the batch (use_pc: pcf
+ * holds the list's preconditioner marks). */
+static inline int keep_pairs(const int *jlist, int nn, double off2, const unsigned char *pcf,
+                             int use_pc, amoeba_batch *b, long *row)
+{
+    int n = 0;
+    for (int jj = 0; jj < nn; jj++) {
+        const int in_pc = use_pc && pcf[jj] != 0;
+        if (b->r2[jj] > off2 && !in_pc) continue;
+        b->k[n] = b->k[jj];
+        b->cls[n] = pk_amoeba_special(jlist[jj]) | (in_pc ? PC_PAIR : 0);
+        b->rx[n] = b->rx[jj], b->ry[n] = b->ry[jj], b->rz[n] = b->rz[jj];
+        b->r2[n] = b->r2[jj];
+        row[n++] = row[jj];
+    }
+    return n;
+}
+
 /* The neighbours of i that the field or the preconditioner needs: within polar_cut, or
- * marked for the preconditioner (S_PC) when it is used. */
+ * marked for the preconditioner (class | PC_PAIR) when it is used. The distances of all
+ * the list's entries come from a SIMD loop; the kept entries are then moved to the front. */
 static void gather_pairs(const field_ctx *c, int i, amoeba_batch *b)
 {
     const pk_amoeba_list *nl = c->nl;
-    const int *jlist = nl->firstneigh[i];
-    const unsigned char *pcf = c->use_pc ? nl->precond + (jlist - (const int *)nl->entries.data) : NULL;
+    const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
     const double (*x)[3] = c->x;
-    const double off2 = c->off2, xi = x[i][0], yi = x[i][1], zi = x[i][2];
-    double *pc = b->scratch + S_PC * (size_t)b->cap;
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    int *ks = b->k;
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *r2 = b->r2;
     long *row = (long *)(b->scratch + S_ROW * (size_t)b->cap);
-    int n = 0;
-    for (int jj = 0; jj < nl->numneigh[i]; jj++) {
+#pragma omp simd
+    for (int jj = 0; jj < nn; jj++) {
         const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
         const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
-        const double r2 = dx * dx + dy * dy + dz * dz;
-        const int in_pc = pcf && pcf[jj];
-        if (r2 > off2 && !in_pc) continue;
-        b->k[n] = k;
-        b->cls[n] = pk_amoeba_special(jlist[jj]);
-        b->rx[n] = dx;
-        b->ry[n] = dy;
-        b->rz[n] = dz;
-        b->r2[n] = r2;
-        row[n] = 13 * (long)k;
-        pc[n++] = in_pc;
+        ks[jj] = k;
+        row[jj] = 13 * (long)k;
+        rx[jj] = dx, ry[jj] = dy, rz[jj] = dz;
+        r2[jj] = dx * dx + dy * dy + dz * dz;
     }
-    b->n = n;
+    if (c->use_pc)
+        b->n = keep_pairs(jlist, nn, c->off2, nl->precond + (jlist - (const int *)nl->entries.data),
+                          1, b, row);
+    else
+        b->n = keep_pairs(jlist, nn, c->off2, NULL, 0, b, row);
 }
 
 /* col[j]: the byte offset of partner j's row in the products, a ghost replaced by its
@@ -238,7 +259,8 @@ static void pair_inputs(const field_ctx *c, int i, const amoeba_batch *b)
 #pragma omp simd
     for (int j = 0; j < n; j++) {
         const int k = ks[j], tk = amtype[k], same = amgroup[k] == gi;
-        const double p_in = intra[cls[j]], p_out = pscale[cls[j]];
+        const int cj = cls[j] & ~PC_PAIR;
+        const double p_in = intra[cj], p_out = pscale[cj];
         const double dsc = same ? d11 : 1.0, psc = same ? p_in : p_out, usc = same ? u11 : 1.0;
         sc[S_DSC * cap + j] = dsc;
         sc[S_PSC * cap + j] = psc;
@@ -379,11 +401,11 @@ static void add_fields(const amoeba_batch *b, double (*fl)[6])
 }
 
 /* Store the batch's tensors at entries off...: all the gathered pairs (a preconditioner
- * pair beyond polar_cut keeps a zero T_ik) and the preconditioner blocks of the S_PC pairs
+ * pair beyond polar_cut keeps a zero T_ik) and the preconditioner blocks of the PC_PAIR pairs
  * (zero where S(r) is), both padded to a multiple of 4 (partner i, zero tensor); col holds
  * the partners. */
-static void store_tensors(const amoeba_batch *b, int i, int off, int *col, double *ten,
-                          int *pcol, double *pten, slot *sl)
+static void store_tensors(const amoeba_batch *b, int i, int off, int poff, int *col,
+                          double *ten, int *pcol, double *pten, slot *sl)
 {
     const size_t cap = (size_t)b->cap;
     double *sc = b->scratch;
@@ -391,21 +413,24 @@ static void store_tensors(const amoeba_batch *b, int i, int off, int *col, doubl
     for (int s = S_TX; s <= S_TB; s++)
         for (int j = n; j < npad; j++) sc[s * cap + j] = 0.0;
     for (int j = n; j < npad; j++) col[off + j] = (int)sizeof(lane8) * i;
-    for (int g = 0; g < npad; g += 4)
-        for (int s = 0; s < 4; s++) memcpy(tensor_slot(ten, off + g) + 4 * s, sc + (S_TX + s) * cap + g, 4 * sizeof(double));
+    for (int g = 0; g < npad; g += 4)   /* a group: 4 components of 4 pairs */
+        for (int s = 0; s < 4; s++)
+            memcpy(ten + 4 * ((size_t)off + g + s), sc + (S_TX + s) * cap + g, 4 * sizeof(double));
     int np = 0;
     for (int j = 0; j < n; j++) {
-        if (sc[S_PC * cap + j] == 0.0) continue;
-        double *t = tensor_slot(pten, off + np);
+        if (!(b->cls[j] & PC_PAIR)) continue;
+        double *t = tensor_slot(pten, poff + np);
         for (int s = 0; s < 4; s++) t[4 * s] = sc[(S_PX + s) * cap + j];
-        pcol[off + np++] = col[off + j];
+        pcol[poff + np++] = col[off + j];
     }
     for (; np % 4; np++) {
-        double *t = tensor_slot(pten, off + np);
+        double *t = tensor_slot(pten, poff + np);
         for (int s = 0; s < 4; s++) t[4 * s] = 0.0;
-        pcol[off + np] = (int)sizeof(lane8) * i;
+        pcol[poff + np] = (int)sizeof(lane8) * i;
     }
+    sl->off = off;
     sl->ndip = npad;
+    sl->poff = poff;
     sl->npc = np;
 }
 
@@ -439,16 +464,21 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         const int tid = pk_thread_id();
         double (*fl)[6] = (double (*)[6])pk_accum_slice(&w->acc, tid);
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
+        int off = -1, poff = -1;   /* where this thread's next atom's pairs go */
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
-            const int i = nl->ilist[ii], off = sl[ii].off;
+            const int i = nl->ilist[ii];
+            if (off < 0) off = poff = sl[ii].room;
             gather_pairs(&c, i, &b);
             remote += partner_rows(&c, &b, col + off);
             pair_inputs(&c, i, &b);
             thole_factors(&c, i, &b);
             pair_fields(&c, i, &b, fl[i]);
             add_fields(&b, fl);
-            if (c.mutual) store_tensors(&b, i, off, col, ten, pcol, pten, &sl[ii]);
+            if (!c.mutual) continue;
+            store_tensors(&b, i, off, poff, col, ten, pcol, pten, &sl[ii]);
+            off += sl[ii].ndip;
+            poff += sl[ii].npc;
         }
     }
     pk_accum_reduce(&w->acc);
@@ -493,12 +523,13 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
         char *y = (char *)pk_accum_slice(acc, pk_thread_id());
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
-            const int i = nl->ilist[ii], end = sl[ii].off + (pc ? sl[ii].npc : sl[ii].ndip);
+            const int i = nl->ilist[ii], begin = pc ? sl[ii].poff : sl[ii].off;
+            const int end = begin + (pc ? sl[ii].npc : sl[ii].ndip);
             const lane4 uxd = lane4_bcast(in[i][0]), uxp = lane4_bcast(in[i][1]);
             const lane4 uyd = lane4_bcast(in[i][2]), uyp = lane4_bcast(in[i][3]);
             const lane4 uzd = lane4_bcast(in[i][4]), uzp = lane4_bcast(in[i][5]);
             lane4 axd = {0, 0, 0, 0}, axp = axd, ayd = axd, ayp = axd, azd = axd, azp = axd;
-            for (int e = sl[ii].off; e < end; e += 4) {
+            for (int e = begin; e < end; e += 4) {
                 const int k0 = col[e], k1 = col[e + 1], k2 = col[e + 2], k3 = col[e + 3];
                 lane4 sx, sy, sz, nb, d, p;
                 memcpy(&sx, ten + 4 * e, sizeof sx);
@@ -643,7 +674,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         return st->code;
     slot *sl = w->counts.data;
     for (int ii = 0; ii < nl->inum; ii++) {
-        sl[ii].off = (int)total;
+        sl[ii].room = (int)total;
         total += ((size_t)nl->numneigh[nl->ilist[ii]] + 3) / 4 * 4;
     }
     if (total == 0) total = 1;
