@@ -84,15 +84,16 @@ typedef struct {
     int room, off, ndip, poff, npc;
 } slot;
 
-/* Four doubles, one per pair of a group of four (or one component of an atom's 6 columns
- * and lanes, see below); two. */
+/* SIMD vectors of four and two doubles (GCC/Clang vector extensions), and an atom's 6
+ * columns (lanes order, below) padded to 8 doubles in the products. */
 typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
 typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
-typedef double lane8[8];   /* an atom's 6 columns in a product, padded */
+typedef double lane8[8];
 
-/* The per-step tensors of a pair set, 4 pairs to a group: entry e has the partner col[e]
- * (the byte offset of its row in the products' padded vectors, lane8) and its tensor, as {s, -b3} (the
- * header), in group e / 4, component c at lane e % 4 of ten[e - e % 4 + c]. */
+/* The per-step tensors of a pair set, stored by groups of 4 pairs: entry e has its partner
+ * col[e] (the byte offset of the partner's lane8 row in a product) and its tensor {s, -b3}
+ * (the header), component c at ten[4 (e - e % 4) + 4 c + e % 4], so that a group's
+ * components load as four lane4. */
 static double *tensor_slot(void *ten, int e)
 {
     return (double *)ten + 4 * (e - e % 4) + e % 4;
@@ -128,8 +129,21 @@ static inline lane4 lane4_join(const double *a, const double *b)
 }
 
 /* {a0, b0, a2, b2} and {a1, b1, a3, b3} */
-static inline lane4 lane4_even(lane4 a, lane4 b) { return __builtin_shufflevector(a, b, 0, 4, 2, 6); }
-static inline lane4 lane4_odd(lane4 a, lane4 b) { return __builtin_shufflevector(a, b, 1, 5, 3, 7); }
+static inline lane4 lane4_even(lane4 a, lane4 b)
+{
+    return __builtin_shufflevector(a, b, 0, 4, 2, 6);
+}
+
+static inline lane4 lane4_odd(lane4 a, lane4 b)
+{
+    return __builtin_shufflevector(a, b, 1, 5, 3, 7);
+}
+
+/* a0 + a2 and a1 + a3 */
+static inline lane2 lane4_fold(lane4 a)
+{
+    return __builtin_shufflevector(a, a, 0, 1) + __builtin_shufflevector(a, a, 2, 3);
+}
 
 static inline lane4 lane4_bcast(double v)
 {
@@ -354,16 +368,17 @@ static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, double
         const double ds = fm * sc[S_DSC * cap + j], ps = fm * sc[S_PSC * cap + j];
         fdx += ds * eix, fdy += ds * eiy, fdz += ds * eiz;
         fpx += ps * eix, fpy += ps * eiy, fpz += ps * eiz;
-        sc[S_FDX * cap + j] = ds * ekx, sc[S_FDY * cap + j] = ds * eky, sc[S_FDZ * cap + j] = ds * ekz;
-        sc[S_FPX * cap + j] = ps * ekx, sc[S_FPY * cap + j] = ps * eky, sc[S_FPZ * cap + j] = ps * ekz;
+        sc[S_FDX * cap + j] = ds * ekx, sc[S_FDY * cap + j] = ds * eky;
+        sc[S_FDZ * cap + j] = ds * ekz, sc[S_FPX * cap + j] = ps * ekx;
+        sc[S_FPY * cap + j] = ps * eky, sc[S_FPZ * cap + j] = ps * ekz;
         /* T_ik = b5 r r^T - b3 I with b3 = S u l3 / r^3, b5 = S u 3 l5 / r^5 (b5 >= 0, but
          * S rounds to -1e-17 just inside the cutoff); the preconditioner block of a pair the
          * list marked at reneighbouring is alpha_i alpha_k T_ik (LAMMPS uscale0b) */
         const double us = sr * sc[S_USC * cap + j];
         const double b5 = us * b1, q = b5 > 0.0 ? sqrt(b5) : 0.0;
         const double tm = r2 <= off2 ? 1.0 : 0.0;
-        sc[S_TX * cap + j] = tm * q * rx, sc[S_TY * cap + j] = tm * q * ry, sc[S_TZ * cap + j] = tm * q * rz;
-        sc[S_TB * cap + j] = -tm * us * b0;
+        sc[S_TX * cap + j] = tm * q * rx, sc[S_TY * cap + j] = tm * q * ry;
+        sc[S_TZ * cap + j] = tm * q * rz, sc[S_TB * cap + j] = -tm * us * b0;
         const double pol = poli * sc[S_POL * cap + j], b5p = b5 * pol;
         const double qp = b5p > 0.0 ? sqrt(b5p) : 0.0;
         sc[S_PX * cap + j] = qp * rx, sc[S_PY * cap + j] = qp * ry, sc[S_PZ * cap + j] = qp * rz;
@@ -488,8 +503,9 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
 
 /* ---- PCG products ----------------------------------------------------------------------- */
 
-/* The columns of the partners' rows at byte offsets k0...k3 of v (lanes order) as one vector each, lane =
- * partner: {x y} of each row loaded whole and transposed, {z} by halves. */
+/* The 6 columns of the partners' rows at byte offsets k0...k3 of v, one lane4 per column
+ * (lane = partner): {x_d x_p y_d y_p} of each row loaded whole and transposed, {z_d z_p}
+ * by halves. */
 static inline void partner_columns(const char *v, int k0, int k1, int k2, int k3, lane4 c[6])
 {
     const double *v0 = (const double *)(v + k0), *v1 = (const double *)(v + k1);
@@ -547,7 +563,8 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
                 azd += sz * svd, azp += sz * svp;
                 /* rows k: T v_i, back to rows {x_d x_p y_d y_p} and {z_d z_p} (the
                  * padding gets the other lanes) */
-                const lane4 sud = sx * uxd + sy * uyd + sz * uzd, sup = sx * uxp + sy * uyp + sz * uzp;
+                const lane4 sud = sx * uxd + sy * uyd + sz * uzd;
+                const lane4 sup = sx * uxp + sy * uyp + sz * uzp;
                 d = sx * sud + nb * uxd, p = sx * sup + nb * uxp;
                 const lane4 x02 = lane4_even(d, p), x13 = lane4_odd(d, p);
                 d = sy * sud + nb * uyd, p = sy * sup + nb * uyp;
@@ -568,9 +585,9 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
             const lane4 hy = lane4_even(ayd, ayp) + lane4_odd(ayd, ayp);
             const lane4 hz = lane4_even(azd, azp) + lane4_odd(azd, azp);
             double *yi = (double *)(y + sizeof(lane8) * (size_t)i);
-            lane2_add(yi, __builtin_shufflevector(hx, hx, 0, 1) + __builtin_shufflevector(hx, hx, 2, 3));
-            lane2_add(yi + 2, __builtin_shufflevector(hy, hy, 0, 1) + __builtin_shufflevector(hy, hy, 2, 3));
-            lane2_add(yi + 4, __builtin_shufflevector(hz, hz, 0, 1) + __builtin_shufflevector(hz, hz, 2, 3));
+            lane2_add(yi, lane4_fold(hx));
+            lane2_add(yi + 2, lane4_fold(hy));
+            lane2_add(yi + 4, lane4_fold(hz));
         }
     }
     pk_accum_reduce(acc);
@@ -597,7 +614,8 @@ static pk_code apply_pairs(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeb
             v8[i][j] = j < 6 ? in[i][j] : 0.0;
             y8[i][j] = 0.0;
         }
-    if (pk_accum_begin(&w->acc, pk_max_threads(), &y8[0][0], (size_t)nrows * 8, st)) return st->code;
+    if (pk_accum_begin(&w->acc, pk_max_threads(), &y8[0][0], (size_t)nrows * 8, st))
+        return st->code;
     pairs_apply(nl, w->counts.data, pc, pc ? w->pc_pairs.data : w->pairs.data,
                 pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v8);
     for (int i = 0; i < nrows; i++) {
