@@ -18,14 +18,13 @@
  *
  * Storage of the per-step tensors. Each is kept as T = s s^T - b3 I with s = sqrt(b5) r
  * (b5 = 3 l5 / r^5 >= 0 times the scalings, b3 = l3 / r^3 times them): 4 doubles, and
- * T v = s (s.v) - b3 v costs 9 flops instead of 15. The pairs found in the half
- * neighbour list are then packed into rows over all local atoms (owned and ghost), each
- * pair in the rows of both its atoms, so that a matrix-vector product is a gather: every
- * row is summed by one thread in a fixed order, with no scatter, no per-thread copies of
- * the output and no clearing of it. A ghost that is an image of an atom owned here is
- * replaced by that atom in the rows; the rows of the other ghosts are added onto their
- * owners by the reverse communication, and their values come by the forward one. On one
- * rank no ghost is left and the PCG communicates nothing. */
+ * T v = s (s.v) - b3 v costs 9 flops instead of 15. Each pair of the half neighbour list
+ * is stored once, in the list's order, in groups of four pairs of one atom i (one array
+ * per component, so that they load as SIMD vectors); a product applies it to both atoms,
+ * y_i += T v_k and y_k += T v_i (T_ki = T_ik). A ghost that is an image of an atom owned
+ * here is replaced by that atom; the rows of the other ghosts are added onto their owners
+ * by the reverse communication, and their values come by the forward one. On one rank no
+ * ghost is left and the PCG communicates nothing. */
 #include <math.h>
 #include <string.h>
 
@@ -33,21 +32,12 @@
 
 #define POLMIN 1.0e-8   /* smallest polarizability used as a PCG weight (LAMMPS) */
 
-static void rows_free(pk_amoeba_rows *r)
-{
-    pk_buffer_free(&r->start);
-    pk_buffer_free(&r->col);
-    pk_buffer_free(&r->ten);
-}
-
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
 {
     pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec, &w->poli,
                       &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts,
-                      &w->cursor, &w->batches.mem};
+                      &w->padded, &w->batches.mem};
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) pk_buffer_free(b[k]);
-    rows_free(&w->mutual);
-    rows_free(&w->precond);
     pk_accum_free(&w->acc);
 }
 
@@ -55,119 +45,59 @@ double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w)
 {
     const pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec,
                             &w->poli, &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors,
-                            &w->counts, &w->cursor, &w->mutual.start, &w->mutual.col,
-                            &w->mutual.ten, &w->precond.start, &w->precond.col,
-                            &w->precond.ten, &w->acc.copies, &w->batches.mem};
+                            &w->counts, &w->padded, &w->acc.copies, &w->batches.mem};
     double bytes = 0.0;
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
     return bytes;
 }
 
+/* e^-a and a of a pair of types at distance r, or 0 and 0 where the kernels are undamped
+ * (no Thole length, or a >= 50: the factors are 1 to double precision). */
+static inline double thole_exp(const pk_amoeba_model *m, int ti, int tk, double r, double *a)
+{
+    *a = 0.0;
+    const double d = m->pdamp[ti] * m->pdamp[tk];
+    if (d == 0.0) return 0.0;
+    const double u = r / d;
+    const double au = fmin(m->thole[ti], m->thole[tk]) * u * u * u;
+    if (au >= 50.0) return 0.0;
+    *a = au;
+    return exp(-au);
+}
+
 void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4])
 {
-    l[0] = l[1] = l[2] = l[3] = 1.0;
-    const double d = m->pdamp[ti] * m->pdamp[tk];
-    if (d == 0.0) return;
-    const double g = fmin(m->thole[ti], m->thole[tk]);
-    const double u = r / d;
-    const double a = g * u * u * u;
-    if (a >= 50.0) return;
-    const double e = exp(-a);
+    double a;
+    const double e = thole_exp(m, ti, tk, r, &a);
     l[0] = 1.0 - e;
     l[1] = 1.0 - e * (1.0 + a);
     l[2] = 1.0 - e * (1.0 + a + 0.6 * a * a);
     l[3] = 1.0 - e * (1.0 + a + (18.0 / 35.0) * a * a + (9.0 / 35.0) * a * a * a);
 }
 
-/* Field of site k's permanent moments at i (fi) and of i's at k (fk); r = x_k - x_i and
- * b[n] the damped, scaled kernels 1/r^3, 3/r^5, 15/r^7 (Tinker udirect2b). */
-static void perm_field(const double *pi, const double *pk, const double r[3], const double b[3],
-                       double fi[3], double fk[3])
-{
-    double qi[3], qk[3];
-    for (int a = 0; a < 3; a++) {
-        qi[a] = pi[4 + 3 * a] * r[0] + pi[5 + 3 * a] * r[1] + pi[6 + 3 * a] * r[2];
-        qk[a] = pk[4 + 3 * a] * r[0] + pk[5 + 3 * a] * r[1] + pk[6 + 3 * a] * r[2];
-    }
-    const double dir = pi[1] * r[0] + pi[2] * r[1] + pi[3] * r[2];
-    const double dkr = pk[1] * r[0] + pk[2] * r[1] + pk[3] * r[2];
-    const double qir = qi[0] * r[0] + qi[1] * r[1] + qi[2] * r[2];
-    const double qkr = qk[0] * r[0] + qk[1] * r[1] + qk[2] * r[2];
-    const double ck = b[0] * pk[0] - b[1] * dkr + b[2] * qkr;
-    const double ci = b[0] * pi[0] + b[1] * dir + b[2] * qir;
-    for (int a = 0; a < 3; a++) {
-        fi[a] = -r[a] * ck - b[0] * pk[1 + a] + 2.0 * b[1] * qk[a];
-        fk[a] = r[a] * ci - b[0] * pi[1 + a] - 2.0 * b[1] * qi[a];
-    }
-}
-
-/* Per listed atom ii: offset into the pair slots, dipole-pair and preconditioner counts. */
+/* Per listed atom ii: room, where the room for its pairs would start if every entry of
+ * the list were kept (padded to groups of 4); its dipole pairs' and preconditioner pairs'
+ * first entries and counts, padded to a multiple of 4 with zero tensors. A thread stores
+ * the pairs of its atoms one after the other from the room of its first atom, so that a
+ * product streams through them. */
 typedef struct {
-    int off, ndip, npc;
+    int room, off, ndip, poff, npc;
 } slot;
 
-/* The rank-1 form {s, b3} of T = b5 r r^T - b3 I (b5 >= 0, but S(r) rounds to -1e-17
- * just inside a cutoff). */
-static inline void tensor_store(double *t, const double r[3], double b3, double b5)
-{
-    const double q = b5 > 0.0 ? sqrt(b5) : 0.0;
-    t[0] = q * r[0];
-    t[1] = q * r[1];
-    t[2] = q * r[2];
-    t[3] = b3;
-}
-
-/* Rows of the pairs kept in the slots (pairs: partner k, tens: 4 doubles per slot; use_pc
- * picks the preconditioner's counts): row i lists (k, T_ik) and row k lists (i, T_ik),
- * in list order, so a row's order does not depend on threads. A ghost k whose owned copy
- * is here (owner[k] >= 0) is replaced by that copy in both places: the product then needs
- * neither its forward nor its reverse communication. *remote counts the entries that
- * still name a ghost (row or column). */
-static pk_code pack_rows(pk_amoeba_induce_work *w, const pk_amoeba_list *nl, int nall,
-                         const int *owner, int use_pc, const int *pairs, const double *tens,
-                         pk_amoeba_rows *rows, double *remote, pk_status *st)
-{
-    const slot *sl = w->counts.data;
-    const int nlocal = nall - w->nghost;
-    size_t total = 0;
-    for (int ii = 0; ii < nl->inum; ii++) total += 2 * (size_t)(use_pc ? sl[ii].npc : sl[ii].ndip);
-    if (pk_buffer_reserve(&rows->start, (size_t)nall + 1, sizeof(int), st) ||
-        pk_buffer_reserve(&w->cursor, (size_t)nall + 1, sizeof(int), st) ||
-        pk_buffer_reserve(&rows->col, total ? total : 1, sizeof(int), st) ||
-        pk_buffer_reserve(&rows->ten, (total ? total : 1) * 4, sizeof(double), st))
-        return st->code;
-    int *start = rows->start.data, *cur = w->cursor.data, *col = rows->col.data;
-    double (*ten)[4] = rows->ten.data;
-    memset(start, 0, ((size_t)nall + 1) * sizeof(int));
-    for (int ii = 0; ii < nl->inum; ii++) {
-        const int n = use_pc ? sl[ii].npc : sl[ii].ndip;
-        start[nl->ilist[ii] + 1] += n;
-        for (int p = 0; p < n; p++) {
-            const int k = pairs[sl[ii].off + p];
-            start[(owner && owner[k] >= 0 ? owner[k] : k) + 1]++;
-        }
-    }
-    for (int i = 0; i < nall; i++) start[i + 1] += start[i];
-    memcpy(cur, start, (size_t)nall * sizeof(int));
-    for (int ii = 0; ii < nl->inum; ii++) {
-        const int i = nl->ilist[ii], n = use_pc ? sl[ii].npc : sl[ii].ndip;
-        for (int p = 0; p < n; p++) {
-            const int g = pairs[sl[ii].off + p], k = owner && owner[g] >= 0 ? owner[g] : g;
-            const double *t = tens + 4 * ((size_t)sl[ii].off + (size_t)p);
-            *remote += 2.0 * (k >= nlocal);
-            col[cur[i]] = k;
-            memcpy(ten[cur[i]++], t, sizeof *ten);
-            col[cur[k]] = i;
-            memcpy(ten[cur[k]++], t, sizeof *ten);
-        }
-    }
-    return PK_OK;
-}
-
-/* The d and p values of one component (lanes order): two SIMD lanes; four hold the same
- * for two row entries. */
-typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+/* SIMD vectors of four and two doubles (GCC/Clang vector extensions), and an atom's 6
+ * columns (lanes order, below) padded to 8 doubles in the products. */
 typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+typedef double lane8[8];
+
+/* The per-step tensors of a pair set, stored by groups of 4 pairs: entry e has its partner
+ * col[e] (the byte offset of the partner's lane8 row in a product) and its tensor {s, -b3}
+ * (the header), component c at ten[4 (e - e % 4) + 4 c + e % 4], so that a group's
+ * components load as four lane4. */
+static double *tensor_slot(void *ten, int e)
+{
+    return (double *)ten + 4 * (e - e % 4) + e % 4;
+}
 
 static inline lane2 lane2_load(const double *p)
 {
@@ -176,158 +106,491 @@ static inline lane2 lane2_load(const double *p)
     return v;
 }
 
+static inline void lane2_add(double *p, lane2 v)
+{
+    lane2 o;
+    memcpy(&o, p, sizeof o);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
+static inline void lane4_add(double *p, lane4 v)
+{
+    lane4 o;
+    memcpy(&o, p, sizeof o);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
 /* {a[0], a[1], b[0], b[1]} */
 static inline lane4 lane4_join(const double *a, const double *b)
 {
-    const lane4 v = {a[0], a[1], b[0], b[1]};
+    return __builtin_shufflevector(lane2_load(a), lane2_load(b), 0, 1, 2, 3);
+}
+
+/* {a0, b0, a2, b2} and {a1, b1, a3, b3} */
+static inline lane4 lane4_even(lane4 a, lane4 b)
+{
+    return __builtin_shufflevector(a, b, 0, 4, 2, 6);
+}
+
+static inline lane4 lane4_odd(lane4 a, lane4 b)
+{
+    return __builtin_shufflevector(a, b, 1, 5, 3, 7);
+}
+
+/* a0 + a2 and a1 + a3 */
+static inline lane2 lane4_fold(lane4 a)
+{
+    return __builtin_shufflevector(a, a, 0, 1) + __builtin_shufflevector(a, a, 2, 3);
+}
+
+static inline lane4 lane4_bcast(double v)
+{
+    const lane4 r = {v, v, v, v};
+    return r;
+}
+
+static inline lane4 lane4_load(const double *p)
+{
+    lane4 v;
+    memcpy(&v, p, sizeof v);
     return v;
 }
 
-/* out_i = scale diag_i in_i + sum over row i of T_ik in_k for the first nrows local atoms,
- * both dipole sets (6 columns, lanes order); diag (owned atoms, may be NULL) is 0 for
- * ghosts. */
-static void rows_apply(const pk_amoeba_rows *rows, int nrows, int nlocal, double scale,
-                       const double *diag, const double (*in)[6], double (*out)[6])
+/* ---- direct field ----------------------------------------------------------------------- */
+
+/* The batch's scratch arrays: per-pair inputs (pair_inputs, thole_factors), then results. */
+enum {
+    S_ROW,                         /* k's row in rpole, 13 k (a long) */
+    S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
+    S_POL, S_PDAMP, S_THOLE,       /* k's alpha, alpha^(1/6) and Thole parameter */
+    S_EXP, S_A,                    /* Thole e^-a and a (thole_exp) */
+    S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
+    S_TX, S_TY, S_TZ, S_TB,        /* dipole-dipole tensor {s, -b3} */
+    S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block, the same */
+    S_COUNT
+};
+
+/* What the direct-field kernel reads. */
+typedef struct {
+    const pk_amoeba_model *m;
+    const pk_amoeba_sites *s;
+    const pk_amoeba_list *nl;
+    const double (*x)[3];
+    const double (*rpole)[13];
+    double off2;                   /* polar_cut^2 */
+    double start2, zero2;          /* S(r) = 1 up to start2 and 0 from zero2 (infinite when
+                                      the switch is off) */
+    amoeba_switch sw;
+    int use_pc, mutual, nlocal;
+} field_ctx;
+
+/* The batch's class entries carry this flag on the preconditioner's pairs. */
+#define PC_PAIR 8
+
+/* Move the entries of i's list kept by gather_pairs to the front of the batch (use_pc: pcf
+ * holds the list's preconditioner marks). */
+static inline int keep_pairs(const int *jlist, int nn, double off2, const unsigned char *pcf,
+                             int use_pc, amoeba_batch *b, long *row)
 {
-    const int *start = rows->start.data, *col = rows->col.data;
-    const double (*ten)[4] = (const double (*)[4])rows->ten.data;
-#pragma omp parallel for schedule(static) num_threads(pk_max_threads())
-    for (int i = 0; i < nrows; i++) {
-        const double p = diag && i < nlocal ? scale * diag[i] : 0.0;
-        lane2 ox = p * lane2_load(in[i]), oy = p * lane2_load(in[i] + 2);
-        lane2 oz = p * lane2_load(in[i] + 4);
-        /* two entries at a time (lanes 0-1 and 2-3), then the odd one */
-        lane4 qx = {0, 0, 0, 0}, qy = qx, qz = qx;
-        int e = start[i];
-        for (; e + 1 < start[i + 1]; e += 2) {
-            const double *t = ten[e], *u = ten[e + 1], *v = in[col[e]], *w = in[col[e + 1]];
-            const lane4 tx = {t[0], t[0], u[0], u[0]}, ty = {t[1], t[1], u[1], u[1]};
-            const lane4 tz = {t[2], t[2], u[2], u[2]}, b3 = {t[3], t[3], u[3], u[3]};
-            const lane4 vx = lane4_join(v, w), vy = lane4_join(v + 2, w + 2);
-            const lane4 vz = lane4_join(v + 4, w + 4);
-            const lane4 sv = tx * vx + ty * vy + tz * vz;
-            qx += sv * tx - b3 * vx;
-            qy += sv * ty - b3 * vy;
-            qz += sv * tz - b3 * vz;
+    int n = 0;
+    for (int jj = 0; jj < nn; jj++) {
+        const int in_pc = use_pc && pcf[jj] != 0;
+        if (b->r2[jj] > off2 && !in_pc) continue;
+        b->k[n] = b->k[jj];
+        b->cls[n] = pk_amoeba_special(jlist[jj]) | (in_pc ? PC_PAIR : 0);
+        b->rx[n] = b->rx[jj], b->ry[n] = b->ry[jj], b->rz[n] = b->rz[jj];
+        b->r2[n] = b->r2[jj];
+        row[n++] = row[jj];
+    }
+    return n;
+}
+
+/* The neighbours of i that the field or the preconditioner needs: within polar_cut, or
+ * marked for the preconditioner (class | PC_PAIR) when it is used. The distances of all
+ * the list's entries come from a SIMD loop; the kept entries are then moved to the front. */
+static void gather_pairs(const field_ctx *c, int i, amoeba_batch *b)
+{
+    const pk_amoeba_list *nl = c->nl;
+    const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
+    const double (*x)[3] = c->x;
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    int *ks = b->k;
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *r2 = b->r2;
+    long *row = (long *)(b->scratch + S_ROW * (size_t)b->cap);
+#pragma omp simd
+    for (int jj = 0; jj < nn; jj++) {
+        const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
+        const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
+        ks[jj] = k;
+        row[jj] = 13 * (long)k;
+        rx[jj] = dx, ry[jj] = dy, rz[jj] = dz;
+        r2[jj] = dx * dx + dy * dy + dz * dz;
+    }
+    if (c->use_pc)
+        b->n = keep_pairs(jlist, nn, c->off2, nl->precond + (jlist - (const int *)nl->entries.data),
+                          1, b, row);
+    else
+        b->n = keep_pairs(jlist, nn, c->off2, NULL, 0, b, row);
+}
+
+/* col[j]: the byte offset of partner j's row in the products, a ghost replaced by its
+ * owned copy when here. Returns how many partners are still ghosts. */
+static int partner_rows(const field_ctx *c, const amoeba_batch *b, int *col)
+{
+    const int *owner = c->s->owner, *ks = b->k, nlocal = c->nlocal, n = b->n;
+    int ghosts = 0;
+    if (owner) {
+#pragma omp simd reduction(+ : ghosts)
+        for (int j = 0; j < n; j++) {
+            const int k = ks[j], o = owner[k], kk = o >= 0 ? o : k;
+            col[j] = (int)sizeof(lane8) * kk;
+            ghosts += kk >= nlocal;
         }
-        if (e < start[i + 1]) {
-            const double *t = ten[e], *v = in[col[e]];
-            const lane2 vx = lane2_load(v), vy = lane2_load(v + 2), vz = lane2_load(v + 4);
-            const lane2 sv = t[0] * vx + t[1] * vy + t[2] * vz;
-            ox += sv * t[0] - t[3] * vx;
-            oy += sv * t[1] - t[3] * vy;
-            oz += sv * t[2] - t[3] * vz;
+    } else {
+#pragma omp simd reduction(+ : ghosts)
+        for (int j = 0; j < n; j++) {
+            col[j] = (int)sizeof(lane8) * ks[j];
+            ghosts += ks[j] >= nlocal;
         }
-        const double o[6] = {ox[0] + (qx[0] + qx[2]), ox[1] + (qx[1] + qx[3]),
-                             oy[0] + (qy[0] + qy[2]), oy[1] + (qy[1] + qy[3]),
-                             oz[0] + (qz[0] + qz[2]), oz[1] + (qz[1] + qz[3])};
-        memcpy(out[i], o, sizeof o);
+    }
+    return ghosts;
+}
+
+/* Per-pair inputs of the batch of i: scale factors by group and special class, k's type
+ * data. */
+static void pair_inputs(const field_ctx *c, int i, const amoeba_batch *b)
+{
+    const pk_amoeba_model *m = c->m;
+    const int *amtype = c->s->amtype, *amgroup = c->s->amgroup, *ks = b->k, *cls = b->cls;
+    const int gi = amgroup[i], n = b->n;
+    const double *pol = m->polarity, *pdamp = m->pdamp, *thole = m->thole;
+    const double *intra = m->polar_intra, *pscale = m->polar_scale;
+    const double d11 = m->direct11_scale, u11 = m->mutual11_scale;
+    double *const sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+#pragma omp simd
+    for (int j = 0; j < n; j++) {
+        const int k = ks[j], tk = amtype[k], same = amgroup[k] == gi;
+        const int cj = cls[j] & ~PC_PAIR;
+        const double p_in = intra[cj], p_out = pscale[cj];
+        const double dsc = same ? d11 : 1.0, psc = same ? p_in : p_out, usc = same ? u11 : 1.0;
+        sc[S_DSC * cap + j] = dsc;
+        sc[S_PSC * cap + j] = psc;
+        sc[S_USC * cap + j] = usc;
+        sc[S_POL * cap + j] = pol[tk];
+        sc[S_PDAMP * cap + j] = pdamp[tk];
+        sc[S_THOLE * cap + j] = thole[tk];
     }
 }
 
-/* Direct field of the permanent multipoles (both sets) and the pair tensors. */
+/* Thole's e^-a and a of the batch's pairs (thole_exp): a by SIMD, then e^-a for the pairs
+ * with a < 50 (scalar; the others, and the undamped, get 0 and 0). */
+static void thole_factors(const field_ctx *c, int i, const amoeba_batch *b)
+{
+    const int ti = c->s->amtype[i];
+    const double pdi = c->m->pdamp[ti], thi = c->m->thole[ti];
+    double *const sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+    const int n = b->n;
+#pragma omp simd
+    for (int j = 0; j < n; j++) {
+        const double d = pdi * sc[S_PDAMP * cap + j], thk = sc[S_THOLE * cap + j];
+        const double u = sqrt(b->r2[j]) / d;
+        const double a = (thi < thk ? thi : thk) * u * u * u;
+        sc[S_A * cap + j] = d != 0.0 ? a : 50.0;
+    }
+    for (int j = 0; j < n; j++) {
+        const double a = sc[S_A * cap + j];
+        const int damped = a < 50.0;
+        sc[S_EXP * cap + j] = damped ? exp(-a) : 0.0;
+        if (!damped) sc[S_A * cap + j] = 0.0;
+    }
+}
+
+/* The pair kernel over the batch of i (SIMD): permanent fields at k (results) and at i
+ * (added to fi[6], d then p set), the dipole-dipole tensor and the preconditioner block. */
+static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, double fi[6])
+{
+    const double (*rp)[13] = c->rpole;
+    const double *pi = rp[i];
+    const double ci = pi[0], dix = pi[1], diy = pi[2], diz = pi[3];
+    const double qxx = pi[4], qxy = pi[5], qxz = pi[6], qyy = pi[8], qyz = pi[9], qzz = pi[12];
+    const double poli = c->m->polarity[c->s->amtype[i]];
+    const double off2 = c->off2, start2 = c->start2, zero2 = c->zero2;
+    const double sw0 = c->sw.start, sww = c->sw.width;
+    const double *rxs = b->rx, *rys = b->ry, *rzs = b->rz, *r2s = b->r2;
+    double *const sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+    const long *row = (const long *)(sc + S_ROW * cap);
+    const double *p0 = &rp[0][0];
+    const int n = b->n;
+    double fdx = 0.0, fdy = 0.0, fdz = 0.0, fpx = 0.0, fpy = 0.0, fpz = 0.0;
+#pragma omp simd reduction(+ : fdx, fdy, fdz, fpx, fpy, fpz)
+    for (int j = 0; j < n; j++) {
+        const double rx = rxs[j], ry = rys[j], rz = rzs[j], r2 = r2s[j];
+        const double rr = sqrt(r2);
+        /* S(r) of SMOOTH mode (amoeba_switch_eval), 1 in LAMMPS mode; the field and T_ik
+         * only within polar_cut (a preconditioner pair may be farther in LAMMPS mode) */
+        const double xs = (rr - sw0) / sww;
+        const double taper = 1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs));
+        const double sr = r2 >= zero2 ? 0.0 : r2 > start2 ? taper : 1.0;
+        const double fm = r2 <= off2 ? sr : 0.0;
+        /* Thole-damped 1/r^3, 3/r^5, 15/r^7 */
+        const double e = sc[S_EXP * cap + j], a = sc[S_A * cap + j];
+        const double rr1 = 1.0 / rr, rr2 = rr1 * rr1;
+        const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
+        const double b0 = (1.0 - e) * rr3, b1 = (1.0 - e * (1.0 + a)) * rr5;
+        const double b2 = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
+        /* fields of k's moments at i and of i's at k (Tinker udirect2b; Q symmetric) */
+        const long o = row[j];
+        const double ck = p0[o], dkx = p0[o + 1], dky = p0[o + 2], dkz = p0[o + 3];
+        const double qix = qxx * rx + qxy * ry + qxz * rz;
+        const double qiy = qxy * rx + qyy * ry + qyz * rz;
+        const double qiz = qxz * rx + qyz * ry + qzz * rz;
+        const double qkx = p0[o + 4] * rx + p0[o + 5] * ry + p0[o + 6] * rz;
+        const double qky = p0[o + 5] * rx + p0[o + 8] * ry + p0[o + 9] * rz;
+        const double qkz = p0[o + 6] * rx + p0[o + 9] * ry + p0[o + 12] * rz;
+        const double dir = dix * rx + diy * ry + diz * rz;
+        const double dkr = dkx * rx + dky * ry + dkz * rz;
+        const double qir = qix * rx + qiy * ry + qiz * rz;
+        const double qkr = qkx * rx + qky * ry + qkz * rz;
+        const double gk = b0 * ck - b1 * dkr + b2 * qkr;
+        const double gi = b0 * ci + b1 * dir + b2 * qir;
+        const double eix = -rx * gk - b0 * dkx + 2.0 * b1 * qkx;
+        const double eiy = -ry * gk - b0 * dky + 2.0 * b1 * qky;
+        const double eiz = -rz * gk - b0 * dkz + 2.0 * b1 * qkz;
+        const double ekx = rx * gi - b0 * dix - 2.0 * b1 * qix;
+        const double eky = ry * gi - b0 * diy - 2.0 * b1 * qiy;
+        const double ekz = rz * gi - b0 * diz - 2.0 * b1 * qiz;
+        /* the field is linear in the kernels: the unscaled one, times each set's scale */
+        const double ds = fm * sc[S_DSC * cap + j], ps = fm * sc[S_PSC * cap + j];
+        fdx += ds * eix, fdy += ds * eiy, fdz += ds * eiz;
+        fpx += ps * eix, fpy += ps * eiy, fpz += ps * eiz;
+        sc[S_FDX * cap + j] = ds * ekx, sc[S_FDY * cap + j] = ds * eky;
+        sc[S_FDZ * cap + j] = ds * ekz, sc[S_FPX * cap + j] = ps * ekx;
+        sc[S_FPY * cap + j] = ps * eky, sc[S_FPZ * cap + j] = ps * ekz;
+        /* T_ik = b5 r r^T - b3 I with b3 = S u l3 / r^3, b5 = S u 3 l5 / r^5 (b5 >= 0, but
+         * S rounds to -1e-17 just inside the cutoff); the preconditioner block of a pair the
+         * list marked at reneighbouring is alpha_i alpha_k T_ik (LAMMPS uscale0b) */
+        const double us = sr * sc[S_USC * cap + j];
+        const double b5 = us * b1, q = b5 > 0.0 ? sqrt(b5) : 0.0;
+        const double tm = r2 <= off2 ? 1.0 : 0.0;
+        sc[S_TX * cap + j] = tm * q * rx, sc[S_TY * cap + j] = tm * q * ry;
+        sc[S_TZ * cap + j] = tm * q * rz, sc[S_TB * cap + j] = -tm * us * b0;
+        const double pol = poli * sc[S_POL * cap + j], b5p = b5 * pol;
+        const double qp = b5p > 0.0 ? sqrt(b5p) : 0.0;
+        sc[S_PX * cap + j] = qp * rx, sc[S_PY * cap + j] = qp * ry, sc[S_PZ * cap + j] = qp * rz;
+        sc[S_PB * cap + j] = -us * b0 * pol;
+    }
+    fi[0] += fdx, fi[1] += fdy, fi[2] += fdz;
+    fi[3] += fpx, fi[4] += fpy, fi[5] += fpz;
+}
+
+/* Add the batch's fields at the partners to fl (d then p set): four pairs at a time, their
+ * six result arrays transposed into rows. */
+static void add_fields(const amoeba_batch *b, double (*fl)[6])
+{
+    const double *sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+    int j = 0;
+    for (; j + 4 <= b->n; j += 4) {
+        lane4 f[6];
+        for (int d = 0; d < 6; d++) f[d] = lane4_load(sc + (S_FDX + d) * cap + j);
+        /* rows {dx dy dz px} of the four, and {py pz} */
+        const lane4 a01 = lane4_even(f[0], f[1]), b01 = lane4_odd(f[0], f[1]);
+        const lane4 a23 = lane4_even(f[2], f[3]), b23 = lane4_odd(f[2], f[3]);
+        const lane4 c45 = lane4_even(f[4], f[5]), d45 = lane4_odd(f[4], f[5]);
+        lane4_add(fl[b->k[j]], __builtin_shufflevector(a01, a23, 0, 1, 4, 5));
+        lane4_add(fl[b->k[j + 1]], __builtin_shufflevector(b01, b23, 0, 1, 4, 5));
+        lane4_add(fl[b->k[j + 2]], __builtin_shufflevector(a01, a23, 2, 3, 6, 7));
+        lane4_add(fl[b->k[j + 3]], __builtin_shufflevector(b01, b23, 2, 3, 6, 7));
+        lane2_add(fl[b->k[j]] + 4, __builtin_shufflevector(c45, c45, 0, 1));
+        lane2_add(fl[b->k[j + 1]] + 4, __builtin_shufflevector(d45, d45, 0, 1));
+        lane2_add(fl[b->k[j + 2]] + 4, __builtin_shufflevector(c45, c45, 2, 3));
+        lane2_add(fl[b->k[j + 3]] + 4, __builtin_shufflevector(d45, d45, 2, 3));
+    }
+    for (; j < b->n; j++)
+        for (int d = 0; d < 6; d++) fl[b->k[j]][d] += sc[(S_FDX + d) * cap + j];
+}
+
+/* Store the batch's tensors at entries off...: all the gathered pairs (a preconditioner
+ * pair beyond polar_cut keeps a zero T_ik) and the preconditioner blocks of the PC_PAIR pairs
+ * (zero where S(r) is), both padded to a multiple of 4 (partner i, zero tensor); col holds
+ * the partners. */
+static void store_tensors(const amoeba_batch *b, int i, int off, int poff, int *col,
+                          double *ten, int *pcol, double *pten, slot *sl)
+{
+    const size_t cap = (size_t)b->cap;
+    double *sc = b->scratch;
+    const int n = b->n, npad = (n + 3) / 4 * 4;
+    for (int s = S_TX; s <= S_TB; s++)
+        for (int j = n; j < npad; j++) sc[s * cap + j] = 0.0;
+    for (int j = n; j < npad; j++) col[off + j] = (int)sizeof(lane8) * i;
+    for (int g = 0; g < npad; g += 4)   /* a group: 4 components of 4 pairs */
+        for (int s = 0; s < 4; s++)
+            memcpy(ten + 4 * ((size_t)off + g + s), sc + (S_TX + s) * cap + g, 4 * sizeof(double));
+    int np = 0;
+    for (int j = 0; j < n; j++) {
+        if (!(b->cls[j] & PC_PAIR)) continue;
+        double *t = tensor_slot(pten, poff + np);
+        for (int s = 0; s < 4; s++) t[4 * s] = sc[(S_PX + s) * cap + j];
+        pcol[poff + np++] = col[off + j];
+    }
+    for (; np % 4; np++) {
+        double *t = tensor_slot(pten, poff + np);
+        for (int s = 0; s < 4; s++) t[4 * s] = 0.0;
+        pcol[poff + np] = (int)sizeof(lane8) * i;
+    }
+    sl->off = off;
+    sl->ndip = npad;
+    sl->poff = poff;
+    sl->npc = np;
+}
+
+/* Direct field of the permanent multipoles (both sets) and, for mutual polarization, the
+ * pair tensors of the PCG; *ghosts counts the pairs whose partner is a ghost that is not
+ * an image of an owned atom. */
 static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                             const pk_amoeba_list *nl, const double (*rpole)[13],
-                            pk_amoeba_induce_work *w, double (*field)[6], pk_status *st)
+                            pk_amoeba_induce_work *w, double (*field)[6], double *ghosts,
+                            pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
-    const double (*x)[3] = a->x;
-    const double off2 = m->set.polar_cut * m->set.polar_cut;
-    const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
-    const int use_pc = mutual && m->set.pcg_precond;
-    const int *entries = nl->entries.data;   /* precond flags are indexed like the entries */
     const int nt = pk_max_threads();
+    field_ctx c = {m, s, nl, a->x, rpole, m->set.polar_cut * m->set.polar_cut, INFINITY,
+                   INFINITY, {0}, 0, m->polarization == PK_AMOEBA_POLAR_MUTUAL, a->nlocal};
+    c.use_pc = c.mutual && m->set.pcg_precond;
+    if (amoeba_switch_init(m, 1, &c.sw, st)) return st->code;
+    if (c.sw.on) c.start2 = c.sw.start2, c.zero2 = c.off2;
+    else c.sw.width = 1.0;   /* S(r) unused: keep its arithmetic finite */
     slot *sl = w->counts.data;
-    int *pairs = w->pairs.data, *pcp = w->pc_pairs.data;
-    double *ten = w->tensors.data, *pct = w->pc_tensors.data;
-    amoeba_switch sw;
-    if (amoeba_switch_init(m, 1, &sw, st)) return st->code;
+    int *col = w->pairs.data, *pcol = w->pc_pairs.data;
+    double *ten = w->tensors.data, *pten = w->pc_tensors.data;
 
     memset(field, 0, (size_t)nall * sizeof *field);
-    if (pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st)) return st->code;
-#pragma omp parallel num_threads(nt)
+    if (pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st) ||
+        amoeba_batches_begin(&w->batches, nl, nt, S_COUNT, st))
+        return st->code;
+    int remote = 0;
+#pragma omp parallel num_threads(nt) reduction(+ : remote)
     {
-        double (*fl)[6] = (double (*)[6])pk_accum_slice(&w->acc, pk_thread_id());
+        const int tid = pk_thread_id();
+        double (*fl)[6] = (double (*)[6])pk_accum_slice(&w->acc, tid);
+        amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
+        int off = -1, poff = -1;   /* where this thread's next atom's pairs go */
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
-            const int ti = s->amtype[i];
-            const int *jlist = nl->firstneigh[i];
-            int ndip = 0, npc = 0;
-            for (int jj = 0; jj < nl->numneigh[i]; jj++) {
-                const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
-                const int cls = pk_amoeba_special(jlist[jj]);
-                const int tk = s->amtype[k];
-                const double r[3] = {x[k][0] - x[i][0], x[k][1] - x[i][1], x[k][2] - x[i][2]};
-                const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-                const int same = s->amgroup[i] == s->amgroup[k];
-                const double uscale = same ? m->mutual11_scale : 1.0;
-                const double rr = sqrt(r2);
-                /* SMOOTH: every pair tensor below is switched by S(r) (1 in LAMMPS mode) */
-                double dsdr;
-                const double sr = sw.on && r2 >= off2 ? 0.0 : amoeba_switch_eval(&sw, rr, r2, &dsdr);
-                const int in_pc = use_pc && nl->precond[jlist + jj - entries] && sr != 0.0;
-                double l[4] = {1.0, 1.0, 1.0, 1.0};
-                if (in_pc || r2 <= off2) amoeba_thole(m, ti, tk, rr, l);
-
-                /* preconditioner block alpha_i alpha_k T_ik (LAMMPS uscale0b), for the pairs
-                 * the list marked at reneighbouring */
-                if (in_pc) {
-                    const double pol = m->polarity[ti] * m->polarity[tk];
-                    const double b3 = sr * uscale * l[0] * pol / (rr * r2);
-                    const double b5 = sr * 3.0 * uscale * l[1] * pol / (rr * r2 * r2);
-                    tensor_store(pct + 4 * ((size_t)sl[ii].off + (size_t)npc), r, b3, b5);
-                    pcp[sl[ii].off + npc++] = k;
-                }
-                if (r2 > off2) continue;
-
-                const double rr1 = 1.0 / rr, rr2 = rr1 * rr1;
-                const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
-                const double dscale = same ? m->direct11_scale : 1.0;
-                const double pscale = same ? m->polar_intra[cls] : m->polar_scale[cls];
-                /* the field is linear in the kernels: the unscaled one, times each set's
-                 * scale */
-                const double ds = sr * dscale, ps = sr * pscale;
-                const double b[3] = {l[0] * rr3, l[1] * rr5, l[2] * rr7};
-                double fi[3], fk[3];
-                perm_field(rpole[i], rpole[k], r, b, fi, fk);
-                for (int d = 0; d < 3; d++) {
-                    fl[i][d] += ds * fi[d];
-                    fl[k][d] += ds * fk[d];
-                    fl[i][3 + d] += ps * fi[d];
-                    fl[k][3 + d] += ps * fk[d];
-                }
-                if (mutual) {
-                    const double b3 = sr * uscale * l[0] * rr3, b5 = sr * uscale * l[1] * rr5;
-                    tensor_store(ten + 4 * ((size_t)sl[ii].off + (size_t)ndip), r, b3, b5);
-                    pairs[sl[ii].off + ndip++] = k;
-                }
-            }
-            sl[ii].ndip = ndip;
-            sl[ii].npc = npc;
+            if (off < 0) off = poff = sl[ii].room;
+            gather_pairs(&c, i, &b);
+            remote += partner_rows(&c, &b, col + off);
+            pair_inputs(&c, i, &b);
+            thole_factors(&c, i, &b);
+            pair_fields(&c, i, &b, fl[i]);
+            add_fields(&b, fl);
+            if (!c.mutual) continue;
+            store_tensors(&b, i, off, poff, col, ten, pcol, pten, &sl[ii]);
+            off += sl[ii].ndip;
+            poff += sl[ii].npc;
         }
     }
     pk_accum_reduce(&w->acc);
+    *ghosts = remote;
     return PK_OK;
 }
 
-/* The pairs of direct_field packed by row (mutual polarization); the products skip their
- * communication when no rank has a ghost left in them. */
-static pk_code pack_products(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                             const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
-                             pk_amoeba_induce_work *w, pk_status *st)
+/* ---- PCG products ----------------------------------------------------------------------- */
+
+/* The 6 columns of the partners' rows at byte offsets k0...k3 of v, one lane4 per column
+ * (lane = partner): {x_d x_p y_d y_p} of each row loaded whole and transposed, {z_d z_p}
+ * by halves. */
+static inline void partner_columns(const char *v, int k0, int k1, int k2, int k3, lane4 c[6])
 {
-    const int nall = a->nlocal + a->nghost;
-    double remote = 0.0;
-    w->nghost = a->nghost;
-    if (pack_rows(w, nl, nall, s->owner, 0, w->pairs.data, w->tensors.data, &w->mutual, &remote,
-                  st) ||
-        (m->set.pcg_precond && pack_rows(w, nl, nall, s->owner, 1, w->pc_pairs.data,
-                                         w->pc_tensors.data, &w->precond, &remote, st)))
-        return st->code;
-    comm->allreduce(comm->ctx, &remote, 1);
-    w->local = remote == 0.0;
-    return PK_OK;
+    const double *v0 = (const double *)(v + k0), *v1 = (const double *)(v + k1);
+    const double *v2 = (const double *)(v + k2), *v3 = (const double *)(v + k3);
+    const lane4 r0 = lane4_load(v0), r1 = lane4_load(v1);
+    const lane4 r2 = lane4_load(v2), r3 = lane4_load(v3);
+    const lane4 d01 = lane4_even(r0, r1), p01 = lane4_odd(r0, r1);   /* {x0 x1 y0 y1} */
+    const lane4 d23 = lane4_even(r2, r3), p23 = lane4_odd(r2, r3);
+    c[0] = __builtin_shufflevector(d01, d23, 0, 1, 4, 5);
+    c[1] = __builtin_shufflevector(p01, p23, 0, 1, 4, 5);
+    c[2] = __builtin_shufflevector(d01, d23, 2, 3, 6, 7);
+    c[3] = __builtin_shufflevector(p01, p23, 2, 3, 6, 7);
+    const lane4 z02 = lane4_join(v0 + 4, v2 + 4), z13 = lane4_join(v1 + 4, v3 + 4);
+    c[4] = lane4_even(z02, z13);
+    c[5] = lane4_odd(z02, z13);
+}
+
+/* y_i += T_ik v_k and y_k += T_ik v_i for every stored pair (i, k) of the listed atoms
+ * (pc picks the preconditioner's counts in the slots), both dipole sets (6 columns, lanes
+ * order, in rows of 8 doubles: v and y padded). Each pair is stored once: per group of
+ * four pairs of one atom i, the partners' columns are gathered into one vector per column
+ * (lane = pair), T v_k is formed for the four, and T v_i for the partners is turned back
+ * into rows and added to them. y goes through per-thread copies (acc, whose target is y)
+ * summed in thread order. */
+static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const int *col,
+                        const double *ten, pk_accum *acc, const lane8 *in)
+{
+    const char *v = (const char *)in;
+#pragma omp parallel num_threads(acc->nthreads)
+    {
+        char *y = (char *)pk_accum_slice(acc, pk_thread_id());
+#pragma omp for schedule(static)
+        for (int ii = 0; ii < nl->inum; ii++) {
+            const int i = nl->ilist[ii], begin = pc ? sl[ii].poff : sl[ii].off;
+            const int end = begin + (pc ? sl[ii].npc : sl[ii].ndip);
+            const lane4 uxd = lane4_bcast(in[i][0]), uxp = lane4_bcast(in[i][1]);
+            const lane4 uyd = lane4_bcast(in[i][2]), uyp = lane4_bcast(in[i][3]);
+            const lane4 uzd = lane4_bcast(in[i][4]), uzp = lane4_bcast(in[i][5]);
+            lane4 axd = {0, 0, 0, 0}, axp = axd, ayd = axd, ayp = axd, azd = axd, azp = axd;
+            for (int e = begin; e < end; e += 4) {
+                const int k0 = col[e], k1 = col[e + 1], k2 = col[e + 2], k3 = col[e + 3];
+                lane4 sx, sy, sz, nb, d, p;
+                memcpy(&sx, ten + 4 * e, sizeof sx);
+                memcpy(&sy, ten + 4 * e + 4, sizeof sy);
+                memcpy(&sz, ten + 4 * e + 8, sizeof sz);
+                memcpy(&nb, ten + 4 * e + 12, sizeof nb);
+                /* row i: T v_k = s (s.v_k) - b3 v_k */
+                lane4 vk[6];
+                partner_columns(v, k0, k1, k2, k3, vk);
+                const lane4 svd = sx * vk[0] + sy * vk[2] + sz * vk[4];
+                const lane4 svp = sx * vk[1] + sy * vk[3] + sz * vk[5];
+                axd += nb * vk[0], axp += nb * vk[1], ayd += nb * vk[2], ayp += nb * vk[3];
+                azd += nb * vk[4], azp += nb * vk[5];
+                axd += sx * svd, axp += sx * svp, ayd += sy * svd, ayp += sy * svp;
+                azd += sz * svd, azp += sz * svp;
+                /* rows k: T v_i, back to rows {x_d x_p y_d y_p} and {z_d z_p} (the
+                 * padding gets the other lanes) */
+                const lane4 sud = sx * uxd + sy * uyd + sz * uzd;
+                const lane4 sup = sx * uxp + sy * uyp + sz * uzp;
+                d = sx * sud + nb * uxd, p = sx * sup + nb * uxp;
+                const lane4 x02 = lane4_even(d, p), x13 = lane4_odd(d, p);
+                d = sy * sud + nb * uyd, p = sy * sup + nb * uyp;
+                const lane4 y02 = lane4_even(d, p), y13 = lane4_odd(d, p);
+                lane4_add((double *)(y + k0), __builtin_shufflevector(x02, y02, 0, 1, 4, 5));
+                lane4_add((double *)(y + k1), __builtin_shufflevector(x13, y13, 0, 1, 4, 5));
+                lane4_add((double *)(y + k2), __builtin_shufflevector(x02, y02, 2, 3, 6, 7));
+                lane4_add((double *)(y + k3), __builtin_shufflevector(x13, y13, 2, 3, 6, 7));
+                d = sz * sud + nb * uzd, p = sz * sup + nb * uzp;
+                const lane4 z02 = lane4_even(d, p), z13 = lane4_odd(d, p);
+                lane4_add((double *)(y + k0) + 4, z02);
+                lane4_add((double *)(y + k1) + 4, z13);
+                lane4_add((double *)(y + k2) + 4, __builtin_shufflevector(z02, z02, 2, 3, 2, 3));
+                lane4_add((double *)(y + k3) + 4, __builtin_shufflevector(z13, z13, 2, 3, 2, 3));
+            }
+            /* row i: the sum of the four lanes, as {d, p} of each component */
+            const lane4 hx = lane4_even(axd, axp) + lane4_odd(axd, axp);
+            const lane4 hy = lane4_even(ayd, ayp) + lane4_odd(ayd, ayp);
+            const lane4 hz = lane4_even(azd, azp) + lane4_odd(azd, azp);
+            double *yi = (double *)(y + sizeof(lane8) * (size_t)i);
+            lane2_add(yi, lane4_fold(hx));
+            lane2_add(yi + 2, lane4_fold(hy));
+            lane2_add(yi + 4, lane4_fold(hz));
+        }
+    }
+    pk_accum_reduce(acc);
 }
 
 /* Ghost values of v from their owners, unless the products need none. */
@@ -336,27 +599,52 @@ static void forward_ghosts(const pk_amoeba_induce_work *w, const pk_amoeba_comm 
     if (!w->local) comm->forward(comm->ctx, &v[0][0], 6);
 }
 
-/* Field of the dipoles v at the owned atoms (ghosts' values and rows communicated when
- * the rows name ghosts). */
-static void mutual_field(const pk_amoeba_induce_work *w, int nall, const pk_amoeba_comm *comm,
-                         const double (*v)[6], double (*field)[6])
+/* out = scale diag_i in_i (owned atoms; 0 for ghosts and where diag is NULL) plus the
+ * products of one pair set (pc: the preconditioner's) with in, through padded copies of
+ * in and out (w->padded, reserved for all atoms); the ghosts' rows, when the pairs name
+ * ghosts, are summed onto their owners. */
+static pk_code apply_pairs(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
+                           const pk_amoeba_comm *comm, int pc, double scale, const double *diag,
+                           const double (*in)[6], double (*out)[6], pk_status *st)
 {
-    const int nrows = w->local ? nall - w->nghost : nall;
-    rows_apply(&w->mutual, nrows, 0, 0.0, NULL, v, field);
-    if (!w->local) comm->reverse(comm->ctx, &field[0][0], 6);
+    const int nrows = w->local ? a->nlocal : a->nlocal + a->nghost;
+    lane8 *v8 = w->padded.data, *y8 = v8 + nrows;
+    for (int i = 0; i < nrows; i++)
+        for (int j = 0; j < 8; j++) {
+            v8[i][j] = j < 6 ? in[i][j] : 0.0;
+            y8[i][j] = 0.0;
+        }
+    if (pk_accum_begin(&w->acc, pk_max_threads(), &y8[0][0], (size_t)nrows * 8, st))
+        return st->code;
+    pairs_apply(nl, w->counts.data, pc, pc ? w->pc_pairs.data : w->pairs.data,
+                pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v8);
+    for (int i = 0; i < nrows; i++) {
+        const double p = diag && i < a->nlocal ? scale * diag[i] : 0.0;
+        for (int j = 0; j < 6; j++) out[i][j] = p * in[i][j] + y8[i][j];
+    }
+    if (!w->local) comm->reverse(comm->ctx, &out[0][0], 6);
+    return PK_OK;
+}
+
+/* Field T v of the dipoles v at the owned atoms (v's ghosts refreshed first when the
+ * pairs name ghosts). */
+static pk_code mutual_field(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
+                            const pk_amoeba_comm *comm, double (*v)[6], double (*field)[6],
+                            pk_status *st)
+{
+    forward_ghosts(w, comm, v);
+    return apply_pairs(a, nl, w, comm, 0, 0.0, NULL, (const double (*)[6])v, field, st);
 }
 
 /* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
- * blocks (LAMMPS uscale0b APPLY); when the rows name ghosts, r's are refreshed first and
- * z's ghost parts summed onto owners. */
-static void precondition(const pk_amoeba_model *m, const pk_atoms *a,
-                         const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
-                         double (*r)[6], double (*z)[6])
+ * blocks (LAMMPS uscale0b APPLY). */
+static pk_code precondition(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
+                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, double (*r)[6],
+                            double (*z)[6], pk_status *st)
 {
     forward_ghosts(w, comm, r);
-    rows_apply(&w->precond, w->local ? a->nlocal : a->nlocal + a->nghost, a->nlocal,
-               m->set.usolve_diag, w->poli.data, (const double (*)[6])r, z);
-    if (!w->local) comm->reverse(comm->ctx, &z[0][0], 6);
+    return apply_pairs(a, nl, w, comm, 1, m->set.usolve_diag, w->poli.data,
+                       (const double (*)[6])r, z, st);
 }
 
 /* Inside the PCG an atom's 6 columns are ordered x_d x_p y_d y_p z_d z_p ("lanes"), so
@@ -398,14 +686,14 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     memset(info, 0, sizeof *info);
     if (!s->amgroup) return pk_fail(st, PK_ERR_ARG, "amoeba/pk: polarization needs amgroup");
 
-    /* pair slots: one per entry of the list, in list order */
+    /* pair slots: room for every entry of the list, in list order, padded to groups of 4 */
     size_t total = 0;
     if (pk_buffer_reserve(&w->counts, (size_t)(nl->inum > 0 ? nl->inum : 1), sizeof(slot), st))
         return st->code;
     slot *sl = w->counts.data;
     for (int ii = 0; ii < nl->inum; ii++) {
-        sl[ii].off = (int)total;
-        total += (size_t)nl->numneigh[nl->ilist[ii]];
+        sl[ii].room = (int)total;
+        total += ((size_t)nl->numneigh[nl->ilist[ii]] + 3) / 4 * 4;
     }
     if (total == 0) total = 1;
     size_t nv = (size_t)nall * 6;
@@ -419,7 +707,8 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         pk_buffer_reserve(&w->zrsd, nv, sizeof(double), st) ||
         pk_buffer_reserve(&w->conj, nv, sizeof(double), st) ||
         pk_buffer_reserve(&w->vec, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->poli, (size_t)(n > 0 ? n : 1), sizeof(double), st))
+        pk_buffer_reserve(&w->poli, (size_t)(n > 0 ? n : 1), sizeof(double), st) ||
+        pk_buffer_reserve(&w->padded, nv / 6 * 16, sizeof(double), st))
         return st->code;
     double (*field)[6] = w->field.data, (*udir)[6] = w->udir.data;
     double (*rsd)[6] = w->rsd.data, (*zrsd)[6] = w->zrsd.data;
@@ -427,7 +716,8 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     double *poli = w->poli.data;
 
     /* direct dipoles u_dir = alpha E_perm (also the starting guess) */
-    if (direct_field(m, a, s, nl, rpole, w, field, st)) return st->code;
+    double ghosts = 0.0;
+    if (direct_field(m, a, s, nl, rpole, w, field, &ghosts, st)) return st->code;
     comm->reverse(comm->ctx, &field[0][0], 6);
     memset(u, 0, (size_t)nall * sizeof *u);
     memset(udir, 0, (size_t)nall * sizeof *udir);
@@ -446,12 +736,13 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     }
 
     /* mutual: PCG on (alpha^-1 - T) u = E_perm for both sets at once (LAMMPS induce) */
-    if (pack_products(m, a, s, nl, comm, w, st)) return st->code;
+    /* the products skip their communication when no rank has a ghost left in its pairs */
+    comm->allreduce(comm->ctx, &ghosts, 1);
+    w->local = ghosts == 0.0;
     double natoms = (double)n;
     comm->allreduce(comm->ctx, &natoms, 1);
     reorder(n, u, 1);
-    forward_ghosts(w, comm, u);
-    mutual_field(w, nall, comm, (const double (*)[6])u, field);
+    if (mutual_field(a, nl, w, comm, u, field, st)) return st->code;
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
         for (int j = 0; j < 6; j++) {
@@ -460,15 +751,14 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
             zrsd[i][j] = rsd[i][j];
         }
     }
-    if (set->pcg_precond) precondition(m, a, w, comm, rsd, zrsd);
+    if (set->pcg_precond && precondition(m, a, nl, w, comm, rsd, zrsd, st)) return st->code;
     memcpy(conj, zrsd, (size_t)n * sizeof *conj);
 
     double eps = 100.0;
     for (int done = 0; !done;) {
         info->iterations++;
         /* vec = alpha^-1 conj - T conj */
-        forward_ghosts(w, comm, conj);
-        mutual_field(w, nall, comm, (const double (*)[6])conj, field);
+        if (mutual_field(a, nl, w, comm, conj, field, st)) return st->code;
         for (int i = 0; i < n; i++)
             for (int d = 0; d < 6; d++) vec[i][d] = conj[i][d] / poli[i] - field[i][d];
         double red[4], cv[2], rz[2];
@@ -486,7 +776,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
                 rsd[i][d] -= al * vec[i][d];
                 zrsd[i][d] = rsd[i][d];
             }
-        if (set->pcg_precond) precondition(m, a, w, comm, rsd, zrsd);
+        if (set->pcg_precond && precondition(m, a, nl, w, comm, rsd, zrsd, st)) return st->code;
         double beta[2];
         dot2(n, (const double (*)[6])rsd, (const double (*)[6])zrsd, beta);
         comm->allreduce(comm->ctx, beta, 2);

@@ -90,10 +90,9 @@
  * Threads. Kernels loop over the list's atoms with OpenMP (static schedule); forces,
  * torques and fields go through pk_accum (per-thread copies reduced in thread order),
  * energies and virials through per-thread partial sums added in thread order, so a given
- * thread count is bitwise reproducible. The PCG's matrix-vector products avoid both: the
- * per-step tensors are packed by row (pk_amoeba_rows) and each row is summed by one
- * thread. No global mutable state: every call works on the
- * model and the workspaces passed in. */
+ * thread count is bitwise reproducible (the PCG's matrix-vector products too: each stored
+ * pair tensor is applied to both of its atoms). No global mutable state: every call works
+ * on the model and the workspaces passed in. */
 #ifndef PK_AMOEBA_H
 #define PK_AMOEBA_H
 
@@ -390,23 +389,19 @@ typedef struct {
     int converged;       /* rms < set.polar_eps within set.polar_iter iterations */
 } pk_amoeba_induce_info;
 
-/* Pair tensors by row: row i (owned or ghost atom) lists its partners col[e] and the
- * tensors ten[e] (4 doubles, amoeba_induce.c) for e in [start[i], start[i+1]). */
-typedef struct {
-    pk_buffer start, col, ten;
-} pk_amoeba_rows;
-
 /* Workspace of the induced-dipole solver: per-atom vectors (6 doubles: the d and p sets)
  * and the per-step pair tensors that every PCG iteration reuses. */
 typedef struct {
     pk_buffer field, udir, rsd, zrsd, conj, vec, poli;
-    pk_buffer pairs, tensors;         /* dipole-dipole pairs at the list's slots: k, tensor */
+    pk_buffer pairs, tensors;         /* dipole-dipole pairs at the list's slots: partner,
+                                         tensor (amoeba_induce.c) */
     pk_amoeba_batches batches;        /* neighbours within a cutoff, per thread (direct field) */
     pk_buffer pc_pairs, pc_tensors;   /* preconditioner pairs within usolve_cut, the same */
-    pk_buffer counts, cursor;         /* per listed atom: slot offset and pair counts */
-    pk_amoeba_rows mutual, precond;   /* the same pairs packed by row */
-    int nghost, local;                /* ghosts of this step; products need no comm */
-    pk_accum acc;                     /* per-thread field copies (direct field) */
+    pk_buffer counts;                 /* per listed atom: slot offset and pair counts */
+    pk_buffer padded;                 /* a product's input and output, 8 doubles per atom */
+    int local;                        /* the products need no communication */
+    pk_accum acc;                     /* per-thread copies of the direct field and of the
+                                         products */
 } pk_amoeba_induce_work;
 
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w);
