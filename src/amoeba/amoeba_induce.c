@@ -91,9 +91,9 @@ typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
 typedef double lane8[8];
 
 /* The per-step tensors of a pair set, stored by groups of 4 pairs: entry e has its partner
- * col[e] (the byte offset of the partner's lane8 row in a product) and its tensor {s, -b3}
- * (the header), component c at ten[4 (e - e % 4) + 4 c + e % 4], so that a group's
- * components load as four lane4. */
+ * col[e] (the byte offset of the partner's lane8 row in a product; an int, so up to 2^25
+ * atoms on a rank) and its tensor {s, -b3} (the header), component c at
+ * ten[4 (e - e % 4) + 4 c + e % 4], so that a group's components load as four lane4. */
 static double *tensor_slot(void *ten, int e)
 {
     return (double *)ten + 4 * (e - e % 4) + e % 4;
@@ -708,7 +708,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         pk_buffer_reserve(&w->conj, nv, sizeof(double), st) ||
         pk_buffer_reserve(&w->vec, nv, sizeof(double), st) ||
         pk_buffer_reserve(&w->poli, (size_t)(n > 0 ? n : 1), sizeof(double), st) ||
-        pk_buffer_reserve(&w->padded, nv / 6 * 16, sizeof(double), st))
+        pk_buffer_reserve(&w->padded, (size_t)(nall > 0 ? nall : 1) * 16, sizeof(double), st))
         return st->code;
     double (*field)[6] = w->field.data, (*udir)[6] = w->udir.data;
     double (*rsd)[6] = w->rsd.data, (*zrsd)[6] = w->zrsd.data;

@@ -393,11 +393,11 @@ typedef struct {
  * and the per-step pair tensors that every PCG iteration reuses. */
 typedef struct {
     pk_buffer field, udir, rsd, zrsd, conj, vec, poli;
-    pk_buffer pairs, tensors;         /* dipole-dipole pairs at the list's slots: partner,
-                                         tensor (amoeba_induce.c) */
+    pk_buffer pairs, tensors;         /* dipole-dipole pairs, each once, in groups of 4 of
+                                         one atom: partner, tensor (amoeba_induce.c) */
     pk_amoeba_batches batches;        /* neighbours within a cutoff, per thread (direct field) */
     pk_buffer pc_pairs, pc_tensors;   /* preconditioner pairs within usolve_cut, the same */
-    pk_buffer counts;                 /* per listed atom: slot offset and pair counts */
+    pk_buffer counts;                 /* per listed atom: where its pairs are, how many */
     pk_buffer padded;                 /* a product's input and output, 8 doubles per atom */
     int local;                        /* the products need no communication */
     pk_accum acc;                     /* per-thread copies of the direct field and of the
