@@ -25,6 +25,7 @@
  * here is replaced by that atom; the rows of the other ghosts are added onto their owners
  * by the reverse communication, and their values come by the forward one. On one rank no
  * ghost is left and the PCG communicates nothing. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -685,6 +686,11 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     const pk_amoeba_settings *set = &m->set;
     memset(info, 0, sizeof *info);
     if (!s->amgroup) return pk_fail(st, PK_ERR_ARG, "amoeba/pk: polarization needs amgroup");
+    if ((size_t)nall > (size_t)INT_MAX / sizeof(lane8))   /* partner rows as int byte offsets */
+        return pk_fail(st, PK_ERR_RANGE,
+                       "amoeba/pk: %d owned + ghost atoms on one rank; the induced-dipole solver "
+                       "takes at most %d (use more MPI ranks)",
+                       nall, (int)(INT_MAX / sizeof(lane8)));
 
     /* pair slots: room for every entry of the list, in list order, padded to groups of 4 */
     size_t total = 0;
