@@ -61,7 +61,7 @@ static inline double thole_exp(const pk_amoeba_model *m, int ti, int tk, double 
     if (d == 0.0) return 0.0;
     const double u = r / d;
     const double au = fmin(m->thole[ti], m->thole[tk]) * u * u * u;
-    if (au >= 50.0) return 0.0;
+    if (au >= AMOEBA_THOLE_FAR) return 0.0;
     *a = au;
     return exp(-au);
 }
@@ -300,11 +300,11 @@ static void thole_factors(const field_ctx *c, int i, const amoeba_batch *b)
         const double d = pdi * sc[S_PDAMP * cap + j], thk = sc[S_THOLE * cap + j];
         const double u = sqrt(b->r2[j]) / d;
         const double a = (thi < thk ? thi : thk) * u * u * u;
-        sc[S_A * cap + j] = d != 0.0 ? a : 50.0;
+        sc[S_A * cap + j] = d != 0.0 ? a : AMOEBA_THOLE_FAR;
     }
     for (int j = 0; j < n; j++) {
         const double a = sc[S_A * cap + j];
-        const int damped = a < 50.0;
+        const int damped = a < AMOEBA_THOLE_FAR;
         sc[S_EXP * cap + j] = damped ? exp(-a) : 0.0;
         if (!damped) sc[S_A * cap + j] = 0.0;
     }
