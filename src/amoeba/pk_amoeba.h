@@ -91,8 +91,10 @@
  * torques and fields go through pk_accum (per-thread copies reduced in thread order),
  * energies and virials through per-thread partial sums added in thread order, so a given
  * thread count is bitwise reproducible (the PCG's matrix-vector products too: each stored
- * pair tensor is applied to both of its atoms). No global mutable state: every call works
- * on the model and the workspaces passed in. */
+ * pair tensor is applied to both of its atoms). Within a thread, each pair kernel gathers
+ * an atom's neighbours inside the cutoff into arrays (amoeba_batch.c) and runs the pair
+ * math as an "omp simd" loop over them. No global mutable state: every call works on the
+ * model and the workspaces passed in. */
 #ifndef PK_AMOEBA_H
 #define PK_AMOEBA_H
 
