@@ -190,14 +190,14 @@ typedef struct {
 /* The batch's class entries carry this flag on the preconditioner's pairs. */
 #define PC_PAIR 8
 
-/* Move the entries of i's list kept by gather_pairs to the front of the batch (use_pc: pcf
- * holds the list's preconditioner marks). */
+/* Move the entries of i's list kept by gather_pairs to the front of the batch (pcf: the
+ * list's preconditioner marks, NULL without the preconditioner). */
 static inline int keep_pairs(const int *jlist, int nn, double off2, const unsigned char *pcf,
-                             int use_pc, amoeba_batch *b, long *row)
+                             amoeba_batch *b, long *row)
 {
     int n = 0;
     for (int jj = 0; jj < nn; jj++) {
-        const int in_pc = use_pc && pcf[jj] != 0;
+        const int in_pc = pcf && pcf[jj] != 0;
         if (b->r2[jj] > off2 && !in_pc) continue;
         b->k[n] = b->k[jj];
         b->cls[n] = pk_amoeba_special(jlist[jj]) | (in_pc ? PC_PAIR : 0);
@@ -229,11 +229,9 @@ static void gather_pairs(const field_ctx *c, int i, amoeba_batch *b)
         rx[jj] = dx, ry[jj] = dy, rz[jj] = dz;
         r2[jj] = dx * dx + dy * dy + dz * dz;
     }
-    if (c->use_pc)
-        b->n = keep_pairs(jlist, nn, c->off2, nl->precond + (jlist - (const int *)nl->entries.data),
-                          1, b, row);
-    else
-        b->n = keep_pairs(jlist, nn, c->off2, NULL, 0, b, row);
+    const unsigned char *pcf =
+        c->use_pc ? nl->precond + (jlist - (const int *)nl->entries.data) : NULL;
+    b->n = keep_pairs(jlist, nn, c->off2, pcf, b, row);
 }
 
 /* col[j]: the byte offset of partner j's row in the products, a ghost replaced by its
