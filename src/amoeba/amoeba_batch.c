@@ -1,13 +1,19 @@
 /* Neighbour batches: the neighbours of one atom within a cutoff, gathered into arrays so
  * that a pair kernel runs over them as a SIMD loop (#pragma omp simd) and applies the
- * per-pair results in a scalar loop afterwards. */
+ * per-pair results in a scalar loop afterwards. The electrostatic kernels take their
+ * neighbours from the step's pairs (pk_amoeba_pairs: the list entries within the cutoffs,
+ * found once per step, so that each kernel skips the list's skin without testing it);
+ * HAL gathers its own from the list (its distances are between H-reduced sites). */
+#include <limits.h>
+#include <string.h>
+
 #include "amoeba_internal.h"
 
-enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };   /* k, cls; rx, ry, rz, r2 (then scratch) */
+enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };   /* k, cls; rx, ry, rz, r2 (then scratch); then pc, bytes */
 
 static size_t batch_bytes(const pk_amoeba_batches *b)
 {
-    return (size_t)b->cap * ((size_t)b->ndouble * sizeof(double) + BATCH_INTS * sizeof(int));
+    return (size_t)b->cap * ((size_t)b->ndouble * sizeof(double) + BATCH_INTS * sizeof(int) + 1);
 }
 
 pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int nthreads,
@@ -18,7 +24,7 @@ pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int
         const int n = nl->numneigh[nl->ilist[ii]];
         if (n > longest) longest = n;
     }
-    b->cap = (longest + 7) / 8 * 8;
+    b->cap = (longest + 7) / 8 * 8;   /* room for the padding to 4 too */
     b->ndouble = BATCH_DOUBLES + nscratch;
     return pk_buffer_reserve(&b->mem, (size_t)nthreads * batch_bytes(b), 1, st);
 }
@@ -29,8 +35,22 @@ amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid)
     double *d = (double *)((char *)b->mem.data + (size_t)tid * batch_bytes(b));
     int *k = (int *)(d + (size_t)b->ndouble * cap);
     amoeba_batch out = {0, b->cap, k, k + cap, d, d + cap, d + 2 * cap, d + 3 * cap,
-                        d + BATCH_DOUBLES * cap};
+                        (unsigned char *)(k + 2 * cap), d + BATCH_DOUBLES * cap};
     return out;
+}
+
+/* Padding entries from n up to the next multiple of 4 (amoeba_batch; partner 0, which
+ * exists wherever there are pairs). */
+static void pad_entries(int n, int *k, int *cls, double *rx, double *ry, double *rz,
+                        double *r2, unsigned char *pc)
+{
+    for (int j = n; j % 4; j++) {
+        k[j] = 0;
+        cls[j] = 0;
+        rx[j] = r2[j] = 1.0;
+        ry[j] = rz[j] = 0.0;
+        pc[j] = 0;
+    }
 }
 
 void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double (*x)[3], int i,
@@ -54,4 +74,108 @@ void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double
         n += r2 <= off2;
     }
     b->n = n;
+    pad_entries(n, bk, bcls, rx, ry, rz, rr, b->pc);
+}
+
+pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
+                              double cut, int with_pc, pk_status *st)
+{
+    const int inum = nl->inum;
+    size_t total = 0;
+    if (pk_buffer_reserve(&p->first, (size_t)(inum > 0 ? inum : 1), sizeof(int), st) ||
+        pk_buffer_reserve(&p->count, (size_t)(inum > 0 ? inum : 1), sizeof(int), st))
+        return st->code;
+    int *first = p->first.data, *count = p->count.data;
+    for (int ii = 0; ii < inum; ii++) {   /* room for every entry */
+        first[ii] = (int)total;
+        total += (size_t)nl->numneigh[nl->ilist[ii]];
+    }
+    if (total > (size_t)INT_MAX)
+        return pk_fail(st, PK_ERR_RANGE, "amoeba/pk: %zu neighbour entries on one rank; at most %d",
+                       total, INT_MAX);
+    if (pk_buffer_reserve(&p->entries, total ? total : 1, sizeof(int), st) ||
+        pk_buffer_reserve(&p->pc, total ? total : 1, 1, st))
+        return st->code;
+    const double cut2 = cut * cut;
+    int *pe = p->entries.data;
+    unsigned char *ppc = p->pc.data;
+    const int *base = nl->entries.data;
+    int beyond = 0;
+#pragma omp parallel num_threads(pk_max_threads()) reduction(+ : beyond)
+    {
+        int pos = -1;   /* where this thread's next atom's pairs go: its atoms are packed */
+#pragma omp for schedule(static)
+        for (int ii = 0; ii < inum; ii++) {
+            const int i = nl->ilist[ii], nn = nl->numneigh[i];
+            const int *jlist = nl->firstneigh[i];
+            const unsigned char *pcf = with_pc ? nl->precond + (jlist - base) : NULL;
+            const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+            if (pos < 0) pos = first[ii];
+            int n = pos;
+            for (int jj = 0; jj < nn; jj++) {
+                const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
+                const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
+                const double r2 = dx * dx + dy * dy + dz * dz;
+                const int in_pc = pcf && pcf[jj], far = r2 > cut2;
+                /* written always, kept by advancing n: no branch to mispredict */
+                pe[n] = jlist[jj];
+                ppc[n] = (unsigned char)in_pc;
+                beyond += in_pc && far;
+                n += !far || in_pc;
+            }
+            first[ii] = pos;
+            count[ii] = n - pos;
+            pos = n;
+        }
+    }
+    p->cut2 = cut2;
+    p->with_pc = with_pc;
+    p->beyond = beyond;
+    return PK_OK;
+}
+
+void pk_amoeba_pairs_free(pk_amoeba_pairs *p)
+{
+    pk_buffer *b[] = {&p->first, &p->count, &p->entries, &p->pc};
+    for (size_t j = 0; j < sizeof b / sizeof *b; j++) pk_buffer_free(b[j]);
+}
+
+void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, const double (*x)[3], int i,
+                        int ii, double off2, int with_pc)
+{
+    const int f = ((const int *)p->first.data)[ii], c = ((const int *)p->count.data)[ii];
+    const int *pe = (const int *)p->entries.data + f;
+    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    int *bk = b->k, *bcls = b->cls;
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
+#pragma omp simd
+    for (int j = 0; j < c; j++) {
+        const int e = pe[j], k = e & PK_AMOEBA_NEIGHMASK;
+        const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
+        bk[j] = k;
+        bcls[j] = pk_amoeba_special(e);
+        rx[j] = dx;
+        ry[j] = dy;
+        rz[j] = dz;
+        rr[j] = dx * dx + dy * dy + dz * dz;
+    }
+    if (with_pc && p->with_pc) memcpy(b->pc, (const unsigned char *)p->pc.data + f, (size_t)c);
+    else memset(b->pc, 0, (size_t)c);
+    int n = c;
+    if (off2 < p->cut2 || (!with_pc && p->beyond)) {   /* keep those within off2 and marked */
+        n = 0;
+        for (int j = 0; j < c; j++) {   /* written always, kept by advancing n */
+            const int keep = rr[j] <= off2 || b->pc[j];
+            bk[n] = bk[j];
+            bcls[n] = bcls[j];
+            b->pc[n] = b->pc[j];
+            rx[n] = rx[j];
+            ry[n] = ry[j];
+            rz[n] = rz[j];
+            rr[n] = rr[j];
+            n += keep;
+        }
+    }
+    b->n = n;
+    pad_entries(n, bk, bcls, rx, ry, rz, rr, b->pc);
 }

@@ -1,4 +1,5 @@
 /* One step of amoeba/pk: the kernels in order, with the communication between them. */
+#include <math.h>
 #include <string.h>
 
 #include "amoeba_internal.h"
@@ -10,11 +11,13 @@ void pk_amoeba_state_free(pk_amoeba_state *state)
     pk_buffer_free(&state->rpole);
     pk_buffer_free(&state->torque);
     pk_buffer_free(&state->u);
+    pk_amoeba_pairs_free(&state->pairs);
 }
 
 double pk_amoeba_state_bytes(const pk_amoeba_state *state)
 {
-    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u};
+    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u, &state->pairs.first,
+                            &state->pairs.count, &state->pairs.entries, &state->pairs.pc};
     double bytes = pk_amoeba_work_bytes(&state->work) + pk_amoeba_induce_work_bytes(&state->induce);
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
     return bytes;
@@ -47,20 +50,24 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     double (*torque)[3] = state->torque.data;
     double (*u)[6] = state->u.data;
 
+    /* the pairs within the electrostatic cutoffs (and the preconditioner's), found once */
     pk_timer_start(&state->t_mpole);
-    rc = pk_amoeba_rotate(m, a, s, rpole, st);
+    const double cut = fmax(terms.mpole ? m->set.mpole_cut : 0.0, terms.polar ? m->set.polar_cut : 0.0);
+    const int with_pc = terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
+    rc = pk_amoeba_pairs_build(&state->pairs, nl, a->x, cut, with_pc, st);
+    if (!rc) rc = pk_amoeba_rotate(m, a, s, rpole, st);
     if (!rc) comm->forward(comm->ctx, &rpole[0][0], 13);
     memset(torque, 0, nall * sizeof *torque);
     out->energy = 0.0;
     if (!rc && terms.mpole)
-        rc = pk_amoeba_mpole(m, a, nl, (const double (*)[13])rpole, torque, &state->work, out, st);
+        rc = pk_amoeba_mpole(m, a, nl, &state->pairs, (const double (*)[13])rpole, torque, &state->work, out, st);
     state->energy[1] = out->energy;
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
 
     if (terms.polar) {
         pk_timer_start(&state->t_induce);
-        rc = pk_amoeba_induce(m, a, s, nl, (const double (*)[13])rpole, comm, u, &state->induce,
+        rc = pk_amoeba_induce(m, a, s, nl, &state->pairs, (const double (*)[13])rpole, comm, u, &state->induce,
                               &state->last, st);
         pk_timer_stop(&state->t_induce);
         if (rc) return rc;
@@ -72,7 +79,7 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
         out->energy = 0.0;
         pk_amoeba_polar_energy(m, a, s, (const double (*)[6])u, &state->induce, out);
         state->energy[2] = out->energy;
-        rc = pk_amoeba_polar_forces(m, a, s, nl, (const double (*)[13])rpole, (const double (*)[6])u,
+        rc = pk_amoeba_polar_forces(m, a, s, nl, &state->pairs, (const double (*)[13])rpole, (const double (*)[6])u,
                                     torque, &state->work, out, st);
         pk_timer_stop(&state->t_polar);
         if (rc) return rc;

@@ -178,6 +178,7 @@ typedef struct {
     const pk_amoeba_model *m;
     const pk_amoeba_sites *s;
     const pk_amoeba_list *nl;
+    const pk_amoeba_pairs *pairs;
     const double (*x)[3];
     const double (*rpole)[13];
     double off2;                   /* polar_cut^2 */
@@ -187,51 +188,16 @@ typedef struct {
     int use_pc, mutual, nlocal;
 } field_ctx;
 
-/* The batch's class entries carry this flag on the preconditioner's pairs. */
-#define PC_PAIR 8
-
-/* Move the entries of i's list kept by gather_pairs to the front of the batch (pcf: the
- * list's preconditioner marks, NULL without the preconditioner). */
-static inline int keep_pairs(const int *jlist, int nn, double off2, const unsigned char *pcf,
-                             amoeba_batch *b, long *row)
+/* The pairs of listed atom ii that the field or the preconditioner needs, from the step's
+ * pairs: within polar_cut, or marked for the preconditioner (b->pc) when it is used; and
+ * the partners' rows in rpole. */
+static void gather_pairs(const field_ctx *c, int i, int ii, amoeba_batch *b)
 {
-    int n = 0;
-    for (int jj = 0; jj < nn; jj++) {
-        const int in_pc = pcf && pcf[jj] != 0;
-        if (b->r2[jj] > off2 && !in_pc) continue;
-        b->k[n] = b->k[jj];
-        b->cls[n] = pk_amoeba_special(jlist[jj]) | (in_pc ? PC_PAIR : 0);
-        b->rx[n] = b->rx[jj], b->ry[n] = b->ry[jj], b->rz[n] = b->rz[jj];
-        b->r2[n] = b->r2[jj];
-        row[n++] = row[jj];
-    }
-    return n;
-}
-
-/* The neighbours of i that the field or the preconditioner needs: within polar_cut, or
- * marked for the preconditioner (class | PC_PAIR) when it is used. The distances of all
- * the list's entries come from a SIMD loop; the kept entries are then moved to the front. */
-static void gather_pairs(const field_ctx *c, int i, amoeba_batch *b)
-{
-    const pk_amoeba_list *nl = c->nl;
-    const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
-    const double (*x)[3] = c->x;
-    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
-    int *ks = b->k;
-    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *r2 = b->r2;
+    amoeba_batch_pairs(b, c->pairs, c->x, i, ii, c->off2, c->use_pc);
+    const int *ks = b->k, n = b->n;
     long *row = (long *)(b->scratch + S_ROW * (size_t)b->cap);
 #pragma omp simd
-    for (int jj = 0; jj < nn; jj++) {
-        const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
-        const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
-        ks[jj] = k;
-        row[jj] = 13 * (long)k;
-        rx[jj] = dx, ry[jj] = dy, rz[jj] = dz;
-        r2[jj] = dx * dx + dy * dy + dz * dz;
-    }
-    const unsigned char *pcf =
-        c->use_pc ? nl->precond + (jlist - (const int *)nl->entries.data) : NULL;
-    b->n = keep_pairs(jlist, nn, c->off2, pcf, b, row);
+    for (int j = 0; j < n; j++) row[j] = 13 * (long)ks[j];
 }
 
 /* col[j]: the byte offset of partner j's row in the products, a ghost replaced by its
@@ -272,7 +238,7 @@ static void pair_inputs(const field_ctx *c, int i, const amoeba_batch *b)
 #pragma omp simd
     for (int j = 0; j < n; j++) {
         const int k = ks[j], tk = amtype[k], same = amgroup[k] == gi;
-        const int cj = cls[j] & ~PC_PAIR;
+        const int cj = cls[j];
         const double p_in = intra[cj], p_out = pscale[cj];
         const double dsc = same ? d11 : 1.0, psc = same ? p_in : p_out, usc = same ? u11 : 1.0;
         sc[S_DSC * cap + j] = dsc;
@@ -415,7 +381,7 @@ static void add_fields(const amoeba_batch *b, double (*fl)[6])
 }
 
 /* Store the batch's tensors at entries off...: all the gathered pairs (a preconditioner
- * pair beyond polar_cut keeps a zero T_ik) and the preconditioner blocks of the PC_PAIR pairs
+ * pair beyond polar_cut keeps a zero T_ik) and the preconditioner blocks of the marked pairs
  * (zero where S(r) is), both padded to a multiple of 4 (partner i, zero tensor); col holds
  * the partners. */
 static void store_tensors(const amoeba_batch *b, int i, int off, int poff, int *col,
@@ -432,7 +398,7 @@ static void store_tensors(const amoeba_batch *b, int i, int off, int poff, int *
             memcpy(ten + 4 * ((size_t)off + g + s), sc + (S_TX + s) * cap + g, 4 * sizeof(double));
     int np = 0;
     for (int j = 0; j < n; j++) {
-        if (!(b->cls[j] & PC_PAIR)) continue;
+        if (!b->pc[j]) continue;
         double *t = tensor_slot(pten, poff + np);
         for (int s = 0; s < 4; s++) t[4 * s] = sc[(S_PX + s) * cap + j];
         pcol[poff + np++] = col[off + j];
@@ -452,13 +418,14 @@ static void store_tensors(const amoeba_batch *b, int i, int off, int poff, int *
  * pair tensors of the PCG; *ghosts counts the pairs whose partner is a ghost that is not
  * an image of an owned atom. */
 static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                            const pk_amoeba_list *nl, const double (*rpole)[13],
+                            const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                            const double (*rpole)[13],
                             pk_amoeba_induce_work *w, double (*field)[6], double *ghosts,
                             pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
     const int nt = pk_max_threads();
-    field_ctx c = {m, s, nl, a->x, rpole, m->set.polar_cut * m->set.polar_cut, INFINITY,
+    field_ctx c = {m, s, nl, pairs, a->x, rpole, m->set.polar_cut * m->set.polar_cut, INFINITY,
                    INFINITY, {0}, 0, m->polarization == PK_AMOEBA_POLAR_MUTUAL, a->nlocal};
     c.use_pc = c.mutual && m->set.pcg_precond;
     if (amoeba_switch_init(m, 1, &c.sw, st)) return st->code;
@@ -483,7 +450,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
             if (off < 0) off = poff = sl[ii].room;
-            gather_pairs(&c, i, &b);
+            gather_pairs(&c, i, ii, &b);
             remote += partner_rows(&c, &b, col + off);
             pair_inputs(&c, i, &b);
             thole_factors(&c, i, &b);
@@ -676,8 +643,9 @@ static void dot2(int n, const double (*x)[6], const double (*y)[6], double out[2
 }
 
 pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                         const pk_amoeba_list *nl, const double (*rpole)[13],
-                         const pk_amoeba_comm *comm, double (*u)[6], pk_amoeba_induce_work *w,
+                         const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                         const double (*rpole)[13], const pk_amoeba_comm *comm, double (*u)[6],
+                         pk_amoeba_induce_work *w,
                          pk_amoeba_induce_info *info, pk_status *st)
 {
     const int n = a->nlocal, nall = n + a->nghost;
@@ -721,7 +689,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
 
     /* direct dipoles u_dir = alpha E_perm (also the starting guess) */
     double ghosts = 0.0;
-    if (direct_field(m, a, s, nl, rpole, w, field, &ghosts, st)) return st->code;
+    if (direct_field(m, a, s, nl, pairs, rpole, w, field, &ghosts, st)) return st->code;
     comm->reverse(comm->ctx, &field[0][0], 6);
     memset(u, 0, (size_t)nall * sizeof *u);
     memset(udir, 0, (size_t)nall * sizeof *udir);

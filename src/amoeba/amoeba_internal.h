@@ -70,12 +70,16 @@ static inline double amoeba_switch_eval(const amoeba_switch *sw, double r, doubl
 
 /* The neighbours k of one atom i within a cutoff, as arrays for SIMD pair kernels
  * (amoeba_batch.c): local index, special class (0 none, 1..4 for 1-2..1-5), r = x_k - x_i
- * and |r|^2, in neighbour-list order; scratch holds the kernel's own nscratch arrays of cap
- * doubles each (array s at scratch + s * cap), e.g. per-pair inputs and results. */
+ * and |r|^2, in neighbour-list order, and (electrostatic batches with_pc) whether the pair
+ * is one of the preconditioner's; entries n up to the next multiple of 4 are padding at
+ * r = (1, 0, 0), class 0, for the kernels' whole SIMD vectors. scratch holds the kernel's
+ * own nscratch arrays of cap doubles each (array s at scratch + s * cap), e.g. per-pair
+ * inputs and results. */
 typedef struct {
     int n, cap;
     int *k, *cls;
     double *rx, *ry, *rz, *r2;
+    unsigned char *pc;
     double *scratch;
 } amoeba_batch;
 
@@ -85,9 +89,13 @@ pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int
                              int nscratch, pk_status *st);
 /* Thread tid's batch (empty). */
 amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid);
-/* Fill the batch with the neighbours of i at r^2 <= off2. */
+/* Fill the batch with the neighbours of i at r^2 <= off2 (HAL: x are its reduced sites). */
 void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double (*x)[3], int i,
                          double off2);
+/* Fill the batch with the step's pairs of listed atom ii (atom i, positions x) at
+ * r^2 <= off2 and, with_pc, the preconditioner's (b->pc marks them). */
+void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, const double (*x)[3], int i,
+                        int ii, double off2, int with_pc);
 
 /* Per-atom virial of a pair (LAMMPS order): half to each atom (va may be NULL). */
 static inline void amoeba_vatom_pair(double (*va)[6], int i, int k, const double v[6])

@@ -132,8 +132,8 @@ enum {
     OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3
 };
 
-/* The SIMD loops run over whole vectors of 4 pairs: mpole_fill pads the batch with pairs
- * of scale factor 0 at r = (1, 0, 0), whose results are exactly 0. */
+/* The SIMD loops run over whole vectors of 4 pairs: the batch's padding pairs at
+ * r = (1, 0, 0) get scale factor 0 here (mpole_fill), so their results are exactly 0. */
 static inline int padded(int n)
 {
     return (n + 3) & ~3;
@@ -152,11 +152,8 @@ static void mpole_fill(const amoeba_batch *b, const double (*rpole)[13], const d
         for (int c = 0; c < 6; c++) in[(IN_Q + c) * cap + s] = sk.q[c];
         in[IN_FSCALE * cap + s] = felec * scale[b->cls[s]];
     }
-    for (int s = b->n; s < padded(b->n); s++) {
+    for (int s = b->n; s < padded(b->n); s++)
         for (int c = IN_C; c <= IN_FSCALE; c++) in[c * cap + s] = 0.0;
-        b->rx[s] = b->r2[s] = 1.0;
-        b->ry[s] = b->rz[s] = 0.0;
-    }
 }
 
 /* Pair s of site si with its batch: energy, force on k and torque on k from the scratch
@@ -288,8 +285,8 @@ static void mpole_apply(const amoeba_batch *b, int i, const mpole_sums *sum, dou
         for (int c = 0; c < 6; c++) vatom[i][c] += 0.5 * sum->vir[c];
 }
 
-pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl, const double (*rpole)[13],
-                        double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
+pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
+                        const pk_amoeba_pairs *pairs, const double (*rpole)[13], double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
     const double (*x)[3] = a->x;
@@ -323,7 +320,7 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
             const mpole_site si = mpole_site_of(rpole[i]);
-            amoeba_batch_gather(&b, nl, x, i, cut * cut);
+            amoeba_batch_pairs(&b, pairs, x, i, ii, cut * cut, 0);
             mpole_fill(&b, rpole, m->mpole_scale, felec);
 #pragma omp simd
             for (int s = 0; s < padded(b.n); s++) mpole_simd_pair(&si, &b, s);

@@ -359,7 +359,8 @@ static void polar_apply(const amoeba_batch *b, int i, double (*f)[3], double (*t
 
 pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                                const pk_amoeba_sites *s, const pk_amoeba_list *nl,
-                               const double (*rpole)[13], const double (*u)[6],
+                               const pk_amoeba_pairs *pairs, const double (*rpole)[13],
+                               const double (*u)[6],
                                double (*torque)[3], pk_amoeba_work *w, pk_out *out,
                                pk_status *st)
 {
@@ -400,7 +401,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
             ps.mi = site_at(rpole[i], 1);
             ps.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
             ps.up = vec3_of(u[i][3], u[i][4], u[i][5]);
-            amoeba_batch_gather(&b, nl, x, i, off2);
+            amoeba_batch_pairs(&b, pairs, x, i, ii, off2, 0);
             polar_inputs(m, s, tab, rpole, u, i, thole_far2(m, &tr, s->amtype[i]), &b);
             polar_pairs(&ps, &b);
             polar_apply(&b, i, f, tq, part + 1, vatom);

@@ -34,6 +34,7 @@
  * One step, in order (pk_amoeba_compute() runs it all through the pk_amoeba_comm
  * callbacks and keeps per-term energies, PCG statistics and timers in pk_amoeba_state):
  *   pk_amoeba_hal                         HAL energy, forces, virial
+ *   pk_amoeba_pairs_build                 the list entries within the electrostatic cutoffs
  *   pk_amoeba_rotate; forward rpole       global-frame multipoles, chirality check
  *   pk_amoeba_mpole                       multipole energy, forces; torques (zeroed first)
  *   pk_amoeba_induce                      direct field, PCG; dipoles forward-communicated
@@ -92,8 +93,8 @@
  * energies and virials through per-thread partial sums added in thread order, so a given
  * thread count is bitwise reproducible (the PCG's matrix-vector products too: each stored
  * pair tensor is applied to both of its atoms). Within a thread, each pair kernel gathers
- * an atom's neighbours inside the cutoff into arrays (amoeba_batch.c) and runs the pair
- * math as an "omp simd" loop over them. No global mutable state: every call works on the
+ * an atom's neighbours inside the cutoff into arrays (amoeba_batch.c; from the step's
+ * pairs, except HAL) and runs the pair math as an "omp simd" loop over them. No global mutable state: every call works on the
  * model and the workspaces passed in. */
 #ifndef PK_AMOEBA_H
 #define PK_AMOEBA_H
@@ -310,6 +311,25 @@ typedef struct {
     pk_buffer entries, heads, pc;      /* storage owned by this list */
 } pk_amoeba_list;
 
+/* The pairs of one step (amoeba_batch.c): the neighbours of each listed atom within a
+ * cutoff, found once per step for the multipole, direct-field and polarization kernels.
+ * Per listed atom ii: entries first[ii] .. first[ii] + count[ii] - 1, in list order, each
+ * the partner and special class as in the list (k | class << PK_AMOEBA_SBBITS) and whether
+ * it is a preconditioner pair. */
+typedef struct {
+    pk_buffer first, count;      /* ints per listed atom */
+    pk_buffer entries, pc;       /* an int and a byte per entry */
+    double cut2;                 /* entries are within cut2, except preconditioner pairs */
+    int with_pc;                 /* the preconditioner pairs are in */
+    int beyond;                  /* how many preconditioner pairs lie beyond cut2 */
+} pk_amoeba_pairs;
+
+/* The pairs of nl within cut at positions x, plus (with_pc) the list's preconditioner pairs
+ * at any distance, marked. */
+pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
+                              double cut, int with_pc, pk_status *st);
+void pk_amoeba_pairs_free(pk_amoeba_pairs *p);
+
 /* Re-encode a LAMMPS half list (newton on): 1-2/1-3/1-4 bits move to 3-bit classes and
  * 1-5 partners (tags in top->special15 of the list's atom i) get class 4. a->tag is
  * required when top->special15 is given; without 1-5 lists the call fails if the model
@@ -354,14 +374,15 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                          double (*rpole)[13], pk_status *st);
 
-/* Permanent multipole energy up to set.mpole_cut (hard or smooth, set.elec). rpole:
+/* Permanent multipole energy up to set.mpole_cut (hard or smooth, set.elec), over the step's
+ * pairs of nl (pk_amoeba_pairs_build with a cutoff >= mpole_cut). rpole:
  * global-frame multipoles of owned and ghost atoms (from pk_amoeba_rotate plus
  * communication).
  * torque: 3 doubles per owned + ghost atom, zeroed and filled here; the caller sums ghost
  * torques onto their owners (reverse communication) and then calls
  * pk_amoeba_torque_forces. */
 pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
-                        const double (*rpole)[13],
+                        const pk_amoeba_pairs *pairs, const double (*rpole)[13],
                         double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st);
 
 /* Turn the torques on owned atoms into forces on the atoms that define their frames, and
@@ -409,7 +430,9 @@ typedef struct {
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w);
 double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w);
 
-/* Induced dipoles from the permanent multipoles rpole (owned + ghost, global frame):
+/* Induced dipoles from the permanent multipoles rpole (owned + ghost, global frame), over
+ * the step's pairs of nl (built with a cutoff >= polar_cut and, for mutual polarization
+ * with the preconditioner, with_pc):
  * direct field with Thole damping and the d/p (direct/polarization) scalings by special
  * class and polarization group (sites->amgroup needed), then mutual dipoles by
  * preconditioned conjugate gradients as LAMMPS amoeba without Ewald (up to set.polar_cut,
@@ -420,8 +443,8 @@ double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w);
  * the p dipole (3..5), ghosts forward-communicated. An unconverged solve returns PK_OK
  * with info->converged = 0 (the caller warns or fails). */
 pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                         const pk_amoeba_list *nl, const double (*rpole)[13],
-                         const pk_amoeba_comm *comm, double (*u)[6], pk_amoeba_induce_work *w,
+                         const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                         const double (*rpole)[13], const pk_amoeba_comm *comm, double (*u)[6], pk_amoeba_induce_work *w,
                          pk_amoeba_induce_info *info, pk_status *st);
 
 /* Polarization energy -1/2 sum_i u_d,i . E_p,i (Tinker epolar1e) of the owned atoms from
@@ -432,12 +455,14 @@ void pk_amoeba_polar_energy(const pk_amoeba_model *m, const pk_atoms *a, const p
 
 /* Polarization forces, torques and virial from the dipoles u of pk_amoeba_induce (owned +
  * ghost) and the multipoles rpole, as the gradient of E = -1/2 f u_d . E_p at fixed dipoles
- * (amoeba_polar.c; exact when converged, the expression Tinker's epolar1 evaluates). The
+ * (amoeba_polar.c; exact when converged, the expression Tinker's epolar1 evaluates), over
+ * the step's pairs of nl (a cutoff >= polar_cut). The
  * torques are added to torque (owned + ghost, not zeroed: call after pk_amoeba_mpole so
  * that one reverse communication and one pk_amoeba_torque_forces serve both terms). */
 pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                                const pk_amoeba_sites *s, const pk_amoeba_list *nl,
-                               const double (*rpole)[13], const double (*u)[6],
+                               const pk_amoeba_pairs *pairs, const double (*rpole)[13],
+                               const double (*u)[6],
                                double (*torque)[3], pk_amoeba_work *w, pk_out *out,
                                pk_status *st);
 
@@ -455,6 +480,7 @@ typedef struct {
     pk_amoeba_work work;
     pk_amoeba_induce_work induce;
     pk_buffer rpole, torque, u;        /* 13, 3 and 6 doubles per atom */
+    pk_amoeba_pairs pairs;             /* the electrostatic kernels' pairs of this step */
     double energy[3];
     pk_amoeba_induce_info last;
     long steps, pcg_iterations, unconverged;
