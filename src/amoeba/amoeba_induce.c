@@ -606,17 +606,17 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
 }
 
 /* Forward (owned values onto their ghost images) or reverse (ghost rows added onto their
- * owners) communication of rows of 8, through the 6-column buffer w->field (the comm
- * callbacks move rows of at most 6). */
+ * owners) communication of the 6 columns of rows of 8, through the 6-column buffer
+ * w->field (the comm callbacks move rows of at most 6). */
 static void comm_rows(const pk_atoms *a, pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
                       lane8 *v, int reverse)
 {
-    const int nall = a->nlocal + a->nghost;
+    const int n = a->nlocal, nall = n + a->nghost;
     double (*t)[6] = w->field.data;
-    for (int i = 0; i < nall; i++) memcpy(t[i], v[i], sizeof t[i]);
+    for (int i = 0; i < (reverse ? nall : n); i++) memcpy(t[i], v[i], sizeof t[i]);
     if (reverse) comm->reverse(comm->ctx, &t[0][0], 6);
     else comm->forward(comm->ctx, &t[0][0], 6);
-    for (int i = 0; i < nall; i++) memcpy(v[i], t[i], sizeof t[i]);
+    for (int i = reverse ? 0 : n; i < (reverse ? n : nall); i++) memcpy(v[i], t[i], sizeof t[i]);
 }
 
 /* y = the products of one pair set (pc: the preconditioner's) with v; when the pairs name
@@ -811,10 +811,12 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     double *poli = w->poli.data, *ipoli = poli + n;
     lane8 *rsd = w->rsd.data, *conj = w->conj.data, *vec = w->vec.data, *y = w->padded.data;
     lane8 *zrsd = set->pcg_precond ? w->zrsd.data : rsd;   /* z = r without preconditioner */
-    memset(rsd, 0, rows * sizeof *rsd);   /* ghost rows and the two padding columns stay 0 */
-    memset(zrsd, 0, rows * sizeof *zrsd);
-    memset(conj, 0, rows * sizeof *conj);
-    memset(vec, 0, rows * sizeof *vec);
+    /* the owned rows' padding columns stay 0 (the dot products read them); the ghost rows
+     * are read only when the pairs name ghosts, after comm_rows has filled them */
+    memset(rsd, 0, (size_t)n * sizeof *rsd);
+    memset(zrsd, 0, (size_t)n * sizeof *zrsd);
+    memset(conj, 0, (size_t)n * sizeof *conj);
+    memset(vec, 0, (size_t)n * sizeof *vec);
     reorder(n, u, 1);
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
