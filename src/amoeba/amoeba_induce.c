@@ -676,8 +676,8 @@ static pk_code precondition(const pk_amoeba_model *m, const pk_atoms *a, const p
 /* Inside the PCG an atom's 6 columns are ordered x_d x_p y_d y_p z_d z_p ("lanes"), so
  * that the products work on both dipole sets as pairs of SIMD lanes; column j belongs to
  * set j & 1 and is column DP(j) of the d-then-p order used outside (u, udir, field). The
- * PCG vectors other than u are rows of 8 (lane8, the last two columns zero) that the
- * products read and write in place. */
+ * PCG vectors other than u are rows of 8 (lane8; the owned rows' last two columns are 0)
+ * that the products read in place. */
 #define DP(j) (3 * ((j) & 1) + ((j) >> 1))
 
 /* Reorder the rows of n atoms from d-then-p to lanes (to_lanes = 1) or back. */
