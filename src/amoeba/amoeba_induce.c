@@ -31,6 +31,10 @@
 
 #include "amoeba_internal.h"
 
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
+
 #define POLMIN 1.0e-8   /* smallest polarizability used as a PCG weight (LAMMPS) */
 
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
@@ -121,12 +125,6 @@ static inline void lane4_add(double *p, lane4 v)
     memcpy(&o, p, sizeof o);
     o += v;
     memcpy(p, &o, sizeof o);
-}
-
-/* {a[0], a[1], b[0], b[1]} */
-static inline lane4 lane4_join(const double *a, const double *b)
-{
-    return __builtin_shufflevector(lane2_load(a), lane2_load(b), 0, 1, 2, 3);
 }
 
 /* {a0, b0, a2, b2} and {a1, b1, a3, b3} */
@@ -469,33 +467,80 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
 
 /* ---- PCG products ----------------------------------------------------------------------- */
 
-/* The 6 columns of the partners' rows at byte offsets k0...k3 of v, one lane4 per column
- * (lane = partner): {x_d x_p y_d y_p} of each row loaded whole and transposed, {z_d z_p}
- * by halves. */
-static inline void partner_columns(const char *v, int k0, int k1, int k2, int k3, lane4 c[6])
+/* Lane moves of the products. With AVX they are written as intrinsics so that they compile
+ * to broadcasting and duplicating loads and blends, which cost no shuffle unit: GCC turns
+ * the equivalent generic shuffles into cross-lane permutes, which on Zen 3 take a slot of
+ * an FMA pipe each. */
+static inline lane4 lane4_bcast2(const double *p)   /* {p0 p1 p0 p1} */
 {
-    const double *v0 = (const double *)(v + k0), *v1 = (const double *)(v + k1);
-    const double *v2 = (const double *)(v + k2), *v3 = (const double *)(v + k3);
-    const lane4 r0 = lane4_load(v0), r1 = lane4_load(v1);
-    const lane4 r2 = lane4_load(v2), r3 = lane4_load(v3);
-    const lane4 d01 = lane4_even(r0, r1), p01 = lane4_odd(r0, r1);   /* {x0 x1 y0 y1} */
-    const lane4 d23 = lane4_even(r2, r3), p23 = lane4_odd(r2, r3);
-    c[0] = __builtin_shufflevector(d01, d23, 0, 1, 4, 5);
-    c[1] = __builtin_shufflevector(p01, p23, 0, 1, 4, 5);
-    c[2] = __builtin_shufflevector(d01, d23, 2, 3, 6, 7);
-    c[3] = __builtin_shufflevector(p01, p23, 2, 3, 6, 7);
-    const lane4 z02 = lane4_join(v0 + 4, v2 + 4), z13 = lane4_join(v1 + 4, v3 + 4);
-    c[4] = lane4_even(z02, z13);
-    c[5] = lane4_odd(z02, z13);
+#ifdef __AVX__
+    return (lane4)_mm256_broadcast_pd((const __m128d *)p);
+#else
+    const lane2 h = lane2_load(p);
+    return __builtin_shufflevector(h, h, 0, 1, 0, 1);
+#endif
+}
+
+static inline lane4 lane4_dup_even(const double *p)   /* {p0 p0 p2 p2} */
+{
+#ifdef __AVX__
+    return (lane4)_mm256_movedup_pd(_mm256_loadu_pd(p));
+#else
+    const lane4 v = lane4_load(p);
+    return __builtin_shufflevector(v, v, 0, 0, 2, 2);
+#endif
+}
+
+static inline lane4 lane4_blend(lane4 a, lane4 b)   /* {a0 a1 b2 b3} */
+{
+#ifdef __AVX__
+    return (lane4)_mm256_blend_pd((__m256d)a, (__m256d)b, 12);
+#else
+    return __builtin_shufflevector(a, b, 0, 1, 6, 7);
+#endif
+}
+
+static inline lane2 lane4_high(lane4 a)   /* {a2 a3} */
+{
+#ifdef __AVX__
+    return (lane2)_mm256_extractf128_pd((__m256d)a, 1);
+#else
+    return __builtin_shufflevector(a, a, 2, 3);
+#endif
+}
+
+/* The pairs (i, a) and (i, b) of one atom i, in the lanes {a_d a_p b_d b_p}: components
+ * of the two tensors as {t_a t_a t_b t_b}, the partners' rows at byte offsets ka and kb of
+ * v and y. Adds T v_a and T v_b to i's sums acc (x, y, z; lanes as above) and T v_i (ui:
+ * i's x, y, z as {d p d p}) to the rows a and b of y. */
+static inline void pair_pair(const char *v, char *y, int ka, int kb, lane4 sx, lane4 sy,
+                             lane4 sz, lane4 nb, const lane4 ui[3], lane4 acc[3])
+{
+    const double *va = (const double *)(v + ka), *vb = (const double *)(v + kb);
+    const lane4 x = lane4_blend(lane4_bcast2(va), lane4_bcast2(vb));
+    const lane4 yv = lane4_blend(lane4_bcast2(va + 2), lane4_bcast2(vb + 2));
+    const lane4 z = lane4_blend(lane4_bcast2(va + 4), lane4_bcast2(vb + 4));
+    /* row i: T v_k = s (s.v_k) - b3 v_k */
+    const lane4 sv = sx * x + sy * yv + sz * z;
+    acc[0] += nb * x + sx * sv;
+    acc[1] += nb * yv + sy * sv;
+    acc[2] += nb * z + sz * sv;
+    /* rows a and b: T v_i, back to rows {x_d x_p y_d y_p} and {z_d z_p} */
+    const lane4 su = sx * ui[0] + sy * ui[1] + sz * ui[2];
+    const lane4 rx = sx * su + nb * ui[0], ry = sy * su + nb * ui[1], rz = sz * su + nb * ui[2];
+    double *ya = (double *)(y + ka), *yb = (double *)(y + kb);
+    lane4_add(ya, __builtin_shufflevector(rx, ry, 0, 1, 4, 5));
+    lane4_add(yb, __builtin_shufflevector(rx, ry, 2, 3, 6, 7));
+    lane2_add(ya + 4, __builtin_shufflevector(rz, rz, 0, 1));
+    lane2_add(yb + 4, lane4_high(rz));
 }
 
 /* y_i += T_ik v_k and y_k += T_ik v_i for every stored pair (i, k) of the listed atoms
  * (pc picks the preconditioner's counts in the slots), both dipole sets (6 columns, lanes
- * order, in rows of 8 doubles: v and y padded). Each pair is stored once: per group of
- * four pairs of one atom i, the partners' columns are gathered into one vector per column
- * (lane = pair), T v_k is formed for the four, and T v_i for the partners is turned back
- * into rows and added to them. y goes through per-thread copies (acc, whose target is y)
- * summed in thread order. */
+ * order, in rows of 8 doubles). Each pair is stored once and applied to both atoms; a
+ * group of four pairs {a b c d} is taken as the two-pair vectors (a, c) and (b, d)
+ * (pair_pair), whose tensor components are the group's even and odd entries duplicated.
+ * y goes through per-thread copies (acc, whose target is y) summed in thread order. */
 static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const int *col,
                         const double *ten, pk_accum *acc, const lane8 *in)
 {
@@ -507,115 +552,99 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii], begin = pc ? sl[ii].poff : sl[ii].off;
             const int end = begin + (pc ? sl[ii].npc : sl[ii].ndip);
-            const lane4 uxd = lane4_bcast(in[i][0]), uxp = lane4_bcast(in[i][1]);
-            const lane4 uyd = lane4_bcast(in[i][2]), uyp = lane4_bcast(in[i][3]);
-            const lane4 uzd = lane4_bcast(in[i][4]), uzp = lane4_bcast(in[i][5]);
-            lane4 axd = {0, 0, 0, 0}, axp = axd, ayd = axd, ayp = axd, azd = axd, azp = axd;
+            const lane4 ui[3] = {lane4_bcast2(in[i]), lane4_bcast2(in[i] + 2),
+                                 lane4_bcast2(in[i] + 4)};
+            lane4 acc3[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
             for (int e = begin; e < end; e += 4) {
-                const int k0 = col[e], k1 = col[e + 1], k2 = col[e + 2], k3 = col[e + 3];
-                lane4 sx, sy, sz, nb, d, p;
-                memcpy(&sx, ten + 4 * e, sizeof sx);
-                memcpy(&sy, ten + 4 * e + 4, sizeof sy);
-                memcpy(&sz, ten + 4 * e + 8, sizeof sz);
-                memcpy(&nb, ten + 4 * e + 12, sizeof nb);
-                /* row i: T v_k = s (s.v_k) - b3 v_k */
-                lane4 vk[6];
-                partner_columns(v, k0, k1, k2, k3, vk);
-                const lane4 svd = sx * vk[0] + sy * vk[2] + sz * vk[4];
-                const lane4 svp = sx * vk[1] + sy * vk[3] + sz * vk[5];
-                axd += nb * vk[0], axp += nb * vk[1], ayd += nb * vk[2], ayp += nb * vk[3];
-                azd += nb * vk[4], azp += nb * vk[5];
-                axd += sx * svd, axp += sx * svp, ayd += sy * svd, ayp += sy * svp;
-                azd += sz * svd, azp += sz * svp;
-                /* rows k: T v_i, back to rows {x_d x_p y_d y_p} and {z_d z_p} (the
-                 * padding gets the other lanes) */
-                const lane4 sud = sx * uxd + sy * uyd + sz * uzd;
-                const lane4 sup = sx * uxp + sy * uyp + sz * uzp;
-                d = sx * sud + nb * uxd, p = sx * sup + nb * uxp;
-                const lane4 x02 = lane4_even(d, p), x13 = lane4_odd(d, p);
-                d = sy * sud + nb * uyd, p = sy * sup + nb * uyp;
-                const lane4 y02 = lane4_even(d, p), y13 = lane4_odd(d, p);
-                lane4_add((double *)(y + k0), __builtin_shufflevector(x02, y02, 0, 1, 4, 5));
-                lane4_add((double *)(y + k1), __builtin_shufflevector(x13, y13, 0, 1, 4, 5));
-                lane4_add((double *)(y + k2), __builtin_shufflevector(x02, y02, 2, 3, 6, 7));
-                lane4_add((double *)(y + k3), __builtin_shufflevector(x13, y13, 2, 3, 6, 7));
-                d = sz * sud + nb * uzd, p = sz * sup + nb * uzp;
-                const lane4 z02 = lane4_even(d, p), z13 = lane4_odd(d, p);
-                lane4_add((double *)(y + k0) + 4, z02);
-                lane4_add((double *)(y + k1) + 4, z13);
-                lane4_add((double *)(y + k2) + 4, __builtin_shufflevector(z02, z02, 2, 3, 2, 3));
-                lane4_add((double *)(y + k3) + 4, __builtin_shufflevector(z13, z13, 2, 3, 2, 3));
+                const double *t = ten + 4 * e;
+                pair_pair(v, y, col[e], col[e + 2], lane4_dup_even(t), lane4_dup_even(t + 4),
+                          lane4_dup_even(t + 8), lane4_dup_even(t + 12), ui, acc3);
+                pair_pair(v, y, col[e + 1], col[e + 3], lane4_dup_even(t + 1),
+                          lane4_dup_even(t + 5), lane4_dup_even(t + 9), lane4_dup_even(t + 13),
+                          ui, acc3);
             }
-            /* row i: the sum of the four lanes, as {d, p} of each component */
-            const lane4 hx = lane4_even(axd, axp) + lane4_odd(axd, axp);
-            const lane4 hy = lane4_even(ayd, ayp) + lane4_odd(ayd, ayp);
-            const lane4 hz = lane4_even(azd, azp) + lane4_odd(azd, azp);
             double *yi = (double *)(y + sizeof(lane8) * (size_t)i);
-            lane2_add(yi, lane4_fold(hx));
-            lane2_add(yi + 2, lane4_fold(hy));
-            lane2_add(yi + 4, lane4_fold(hz));
+            lane2_add(yi, lane4_fold(acc3[0]));
+            lane2_add(yi + 2, lane4_fold(acc3[1]));
+            lane2_add(yi + 4, lane4_fold(acc3[2]));
         }
     }
     pk_accum_reduce(acc);
 }
 
-/* Ghost values of v from their owners, unless the products need none. */
-static void forward_ghosts(const pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, double (*v)[6])
+/* Forward (owned values onto their ghost images) or reverse (ghost rows added onto their
+ * owners) communication of the 6 columns of rows of 8, through the 6-column buffer
+ * w->field (the comm callbacks move rows of at most 6). */
+static void comm_rows(const pk_atoms *a, pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
+                      lane8 *v, int reverse)
 {
-    if (!w->local) comm->forward(comm->ctx, &v[0][0], 6);
+    const int n = a->nlocal, nall = n + a->nghost;
+    double (*t)[6] = w->field.data;
+    for (int i = 0; i < (reverse ? nall : n); i++) memcpy(t[i], v[i], sizeof t[i]);
+    if (reverse) comm->reverse(comm->ctx, &t[0][0], 6);
+    else comm->forward(comm->ctx, &t[0][0], 6);
+    for (int i = reverse ? 0 : n; i < (reverse ? n : nall); i++) memcpy(v[i], t[i], sizeof t[i]);
 }
 
-/* out = scale diag_i in_i (owned atoms; 0 for ghosts and where diag is NULL) plus the
- * products of one pair set (pc: the preconditioner's) with in, through padded copies of
- * in and out (w->padded, reserved for all atoms); the ghosts' rows, when the pairs name
- * ghosts, are summed onto their owners. */
+/* y = the products of one pair set (pc: the preconditioner's) with v; when the pairs name
+ * ghosts, v's ghost rows are refreshed first and y's are summed onto their owners. */
 static pk_code apply_pairs(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
-                           const pk_amoeba_comm *comm, int pc, double scale, const double *diag,
-                           const double (*in)[6], double (*out)[6], pk_status *st)
+                           const pk_amoeba_comm *comm, int pc, lane8 *v, lane8 *y, pk_status *st)
 {
     const int nrows = w->local ? a->nlocal : a->nlocal + a->nghost;
-    lane8 *v8 = w->padded.data, *y8 = v8 + nrows;
-    for (int i = 0; i < nrows; i++)
-        for (int j = 0; j < 8; j++) {
-            v8[i][j] = j < 6 ? in[i][j] : 0.0;
-            y8[i][j] = 0.0;
-        }
-    if (pk_accum_begin(&w->acc, pk_max_threads(), &y8[0][0], (size_t)nrows * 8, st))
+    if (!w->local) comm_rows(a, w, comm, v, 0);
+    memset(y, 0, (size_t)nrows * sizeof *y);
+    if (pk_accum_begin(&w->acc, pk_max_threads(), &y[0][0], (size_t)nrows * 8, st))
         return st->code;
     pairs_apply(nl, w->counts.data, pc, pc ? w->pc_pairs.data : w->pairs.data,
-                pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v8);
-    for (int i = 0; i < nrows; i++) {
-        const double p = diag && i < a->nlocal ? scale * diag[i] : 0.0;
-        for (int j = 0; j < 6; j++) out[i][j] = p * in[i][j] + y8[i][j];
-    }
-    if (!w->local) comm->reverse(comm->ctx, &out[0][0], 6);
+                pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v);
+    if (!w->local) comm_rows(a, w, comm, y, 1);
     return PK_OK;
 }
 
-/* Field T v of the dipoles v at the owned atoms (v's ghosts refreshed first when the
- * pairs name ghosts). */
-static pk_code mutual_field(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
-                            const pk_amoeba_comm *comm, double (*v)[6], double (*field)[6],
-                            pk_status *st)
+/* The d (out[0]) and p (out[1]) parts of the sums a and b of a row's two halves (lanes
+ * order: even lanes belong to the d set). */
+static void sum_sets(lane4 a, lane4 b, double out[2])
 {
-    forward_ghosts(w, comm, v);
-    return apply_pairs(a, nl, w, comm, 0, 0.0, NULL, (const double (*)[6])v, field, st);
+    out[0] = (a[0] + a[2]) + (b[0] + b[2]);
+    out[1] = (a[1] + a[3]) + (b[1] + b[3]);
+}
+
+/* The field T v of the dipoles v at the owned atoms, into y. */
+static pk_code mutual_field(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
+                            const pk_amoeba_comm *comm, lane8 *v, lane8 *y, pk_status *st)
+{
+    return apply_pairs(a, nl, w, comm, 0, v, y, st);
 }
 
 /* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
- * blocks (LAMMPS uscale0b APPLY). */
+ * blocks (LAMMPS uscale0b APPLY), for the owned atoms; rz = r.z of each set there. The
+ * blocks' products go through w->padded. */
 static pk_code precondition(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
-                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, double (*r)[6],
-                            double (*z)[6], pk_status *st)
+                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, lane8 *r,
+                            lane8 *z, double rz[2], pk_status *st)
 {
-    forward_ghosts(w, comm, r);
-    return apply_pairs(a, nl, w, comm, 1, m->set.usolve_diag, w->poli.data,
-                       (const double (*)[6])r, z, st);
+    lane8 *y = w->padded.data;
+    if (apply_pairs(a, nl, w, comm, 1, r, y, st)) return st->code;
+    const double *poli = w->poli.data, diag = m->set.usolve_diag;
+    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
+    for (int i = 0; i < a->nlocal; i++) {
+        const lane4 p = lane4_bcast(diag * poli[i]);
+        const lane4 r0 = lane4_load(r[i]), r1 = lane4_load(r[i] + 4);
+        const lane4 z0 = p * r0 + lane4_load(y[i]), z1 = p * r1 + lane4_load(y[i] + 4);
+        memcpy(z[i], &z0, sizeof z0);
+        memcpy(z[i] + 4, &z1, sizeof z1);
+        s0 += r0 * z0, s1 += r1 * z1;
+    }
+    sum_sets(s0, s1, rz);
+    return PK_OK;
 }
 
 /* Inside the PCG an atom's 6 columns are ordered x_d x_p y_d y_p z_d z_p ("lanes"), so
- * that rows_apply works on both dipole sets as pairs of SIMD lanes; column j belongs to
- * set j & 1 and is column DP(j) of the d-then-p order used outside (u, udir, field). */
+ * that the products work on both dipole sets as pairs of SIMD lanes; column j belongs to
+ * set j & 1 and is column DP(j) of the d-then-p order used outside (u, udir, field). The
+ * PCG vectors other than u are rows of 8 (lane8; the owned rows' last two columns are 0)
+ * that the products read in place. */
 #define DP(j) (3 * ((j) & 1) + ((j) >> 1))
 
 /* Reorder the rows of n atoms from d-then-p to lanes (to_lanes = 1) or back. */
@@ -631,15 +660,51 @@ static void reorder(int n, double (*v)[6], int to_lanes)
     }
 }
 
-/* Sums over owned atoms of a.b for the d (out[0]) and p (out[1]) sets (lanes order). */
-static void dot2(int n, const double (*x)[6], const double (*y)[6], double out[2])
+/* out = a.b of each set over the n owned atoms. */
+static void dot_sets(int n, const lane8 *a, const lane8 *b, double out[2])
 {
-    out[0] = out[1] = 0.0;
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < 3; c++) {
-            out[0] += x[i][2 * c] * y[i][2 * c];
-            out[1] += x[i][2 * c + 1] * y[i][2 * c + 1];
-        }
+    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
+    for (int i = 0; i < n; i++) {
+        s0 += lane4_load(a[i]) * lane4_load(b[i]);
+        s1 += lane4_load(a[i] + 4) * lane4_load(b[i] + 4);
+    }
+    sum_sets(s0, s1, out);
+}
+
+/* vec = alpha^-1 conj - T conj (y = T conj) at the n owned atoms; cv = conj.vec of each
+ * set. */
+static void pcg_matvec(int n, const double *ipoli, const lane8 *conj, const lane8 *y, lane8 *vec,
+                       double cv[2])
+{
+    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
+    for (int i = 0; i < n; i++) {
+        const lane4 ip = lane4_bcast(ipoli[i]);
+        const lane4 c0 = lane4_load(conj[i]), c1 = lane4_load(conj[i] + 4);
+        const lane4 v0 = c0 * ip - lane4_load(y[i]), v1 = c1 * ip - lane4_load(y[i] + 4);
+        memcpy(vec[i], &v0, sizeof v0);
+        memcpy(vec[i] + 4, &v1, sizeof v1);
+        s0 += c0 * v0, s1 += c1 * v1;
+    }
+    sum_sets(s0, s1, cv);
+}
+
+/* u += al conj, r -= al vec (al of each set) at the n owned atoms; rr = r.r of each set. */
+static void pcg_step(int n, const double al[2], const lane8 *conj, const lane8 *vec,
+                     double (*u)[6], lane8 *r, double rr[2])
+{
+    const lane4 a4 = {al[0], al[1], al[0], al[1]};
+    const lane2 a2 = {al[0], al[1]};
+    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
+    for (int i = 0; i < n; i++) {
+        lane4_add(u[i], a4 * lane4_load(conj[i]));
+        lane2_add(u[i] + 4, a2 * lane2_load(conj[i] + 4));
+        const lane4 r0 = lane4_load(r[i]) - a4 * lane4_load(vec[i]);
+        const lane4 r1 = lane4_load(r[i] + 4) - a4 * lane4_load(vec[i] + 4);
+        memcpy(r[i], &r0, sizeof r0);
+        memcpy(r[i] + 4, &r1, sizeof r1);
+        s0 += r0 * r0, s1 += r1 * r1;
+    }
+    sum_sets(s0, s1, rr);
 }
 
 pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
@@ -668,24 +733,21 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         total += ((size_t)nl->numneigh[nl->ilist[ii]] + 3) / 4 * 4;
     }
     if (total == 0) total = 1;
-    size_t nv = (size_t)nall * 6;
+    const size_t rows = (size_t)(nall > 0 ? nall : 1);
     if (pk_buffer_reserve(&w->pairs, total, sizeof(int), st) ||
         pk_buffer_reserve(&w->tensors, total * 4, sizeof(double), st) ||
         pk_buffer_reserve(&w->pc_pairs, total, sizeof(int), st) ||
         pk_buffer_reserve(&w->pc_tensors, total * 4, sizeof(double), st) ||
-        pk_buffer_reserve(&w->field, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->udir, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->rsd, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->zrsd, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->conj, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->vec, nv, sizeof(double), st) ||
-        pk_buffer_reserve(&w->poli, (size_t)(n > 0 ? n : 1), sizeof(double), st) ||
-        pk_buffer_reserve(&w->padded, (size_t)(nall > 0 ? nall : 1) * 16, sizeof(double), st))
+        pk_buffer_reserve(&w->field, rows * 6, sizeof(double), st) ||
+        pk_buffer_reserve(&w->udir, rows * 6, sizeof(double), st) ||
+        pk_buffer_reserve(&w->rsd, rows, sizeof(lane8), st) ||
+        pk_buffer_reserve(&w->zrsd, rows, sizeof(lane8), st) ||
+        pk_buffer_reserve(&w->conj, rows, sizeof(lane8), st) ||
+        pk_buffer_reserve(&w->vec, rows, sizeof(lane8), st) ||
+        pk_buffer_reserve(&w->poli, (size_t)(n > 0 ? 2 * n : 1), sizeof(double), st) ||
+        pk_buffer_reserve(&w->padded, rows, sizeof(lane8), st))
         return st->code;
     double (*field)[6] = w->field.data, (*udir)[6] = w->udir.data;
-    double (*rsd)[6] = w->rsd.data, (*zrsd)[6] = w->zrsd.data;
-    double (*conj)[6] = w->conj.data, (*vec)[6] = w->vec.data;
-    double *poli = w->poli.data;
 
     /* direct dipoles u_dir = alpha E_perm (also the starting guess) */
     double ghosts = 0.0;
@@ -713,53 +775,65 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     w->local = ghosts == 0.0;
     double natoms = (double)n;
     comm->allreduce(comm->ctx, &natoms, 1);
+    /* poli = max(alpha, POLMIN), then its inverse */
+    double *poli = w->poli.data, *ipoli = poli + n;
+    lane8 *rsd = w->rsd.data, *conj = w->conj.data, *vec = w->vec.data, *y = w->padded.data;
+    lane8 *zrsd = set->pcg_precond ? w->zrsd.data : rsd;   /* z = r without preconditioner */
+    /* the owned rows' padding columns stay 0 (the dot products read them); the ghost rows
+     * are read only when the pairs name ghosts, after comm_rows has filled them */
+    memset(rsd, 0, (size_t)n * sizeof *rsd);
+    memset(zrsd, 0, (size_t)n * sizeof *zrsd);
+    memset(conj, 0, (size_t)n * sizeof *conj);
+    memset(vec, 0, (size_t)n * sizeof *vec);
     reorder(n, u, 1);
-    if (mutual_field(a, nl, w, comm, u, field, st)) return st->code;
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
-        for (int j = 0; j < 6; j++) {
-            rsd[i][j] = set->pcg_guess ? (udir[i][DP(j)] - u[i][j]) / poli[i] + field[i][j]
-                                       : udir[i][DP(j)] / poli[i];
-            zrsd[i][j] = rsd[i][j];
-        }
+        ipoli[i] = 1.0 / poli[i];
     }
-    if (set->pcg_precond && precondition(m, a, nl, w, comm, rsd, zrsd, st)) return st->code;
+    if (set->pcg_guess) {   /* r = alpha^-1 (u_dir - u) + T u, T u through conj */
+        for (int i = 0; i < n; i++) memcpy(conj[i], u[i], sizeof u[i]);
+        if (mutual_field(a, nl, w, comm, conj, y, st)) return st->code;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < 6; j++)
+            rsd[i][j] = set->pcg_guess ? (udir[i][DP(j)] - u[i][j]) * ipoli[i] + y[i][j]
+                                       : udir[i][DP(j)] * ipoli[i];
+    double rz[2];   /* r.z of each set, summed over ranks */
+    if (set->pcg_precond) {
+        if (precondition(m, a, nl, w, comm, rsd, zrsd, rz, st)) return st->code;
+    } else {
+        dot_sets(n, rsd, rsd, rz);
+    }
+    comm->allreduce(comm->ctx, rz, 2);
     memcpy(conj, zrsd, (size_t)n * sizeof *conj);
 
     double eps = 100.0;
     for (int done = 0; !done;) {
         info->iterations++;
-        /* vec = alpha^-1 conj - T conj */
-        if (mutual_field(a, nl, w, comm, conj, field, st)) return st->code;
-        for (int i = 0; i < n; i++)
-            for (int d = 0; d < 6; d++) vec[i][d] = conj[i][d] / poli[i] - field[i][d];
-        double red[4], cv[2], rz[2];
-        dot2(n, (const double (*)[6])conj, (const double (*)[6])vec, cv);
-        dot2(n, (const double (*)[6])rsd, (const double (*)[6])zrsd, rz);
-        red[0] = cv[0], red[1] = cv[1], red[2] = rz[0], red[3] = rz[1];
+        double cv[2], al[2], red[4];
+        if (mutual_field(a, nl, w, comm, conj, y, st)) return st->code;
+        pcg_matvec(n, ipoli, conj, y, vec, cv);
+        comm->allreduce(comm->ctx, cv, 2);
+        for (int k = 0; k < 2; k++) al[k] = cv[k] != 0.0 ? rz[k] / cv[k] : cv[k];
+        pcg_step(n, al, conj, vec, u, rsd, red + 2);
+        /* red: the new r.z (r.r without preconditioner), then r.r */
+        if (set->pcg_precond) {
+            if (precondition(m, a, nl, w, comm, rsd, zrsd, red, st)) return st->code;
+        } else {
+            red[0] = red[2], red[1] = red[3];
+        }
         comm->allreduce(comm->ctx, red, 4);
-        const double sum[2] = {red[2], red[3]};
-        double step[2];
-        for (int k = 0; k < 2; k++) step[k] = red[k] != 0.0 ? sum[k] / red[k] : red[k];
-        for (int i = 0; i < n; i++)
-            for (int d = 0; d < 6; d++) {
-                const double al = step[d & 1];
-                u[i][d] += al * conj[i][d];
-                rsd[i][d] -= al * vec[i][d];
-                zrsd[i][d] = rsd[i][d];
-            }
-        if (set->pcg_precond && precondition(m, a, nl, w, comm, rsd, zrsd, st)) return st->code;
         double beta[2];
-        dot2(n, (const double (*)[6])rsd, (const double (*)[6])zrsd, beta);
-        comm->allreduce(comm->ctx, beta, 2);
-        for (int k = 0; k < 2; k++)
-            if (sum[k] != 0.0) beta[k] /= sum[k];
-        double ee[2];
-        for (int i = 0; i < n; i++)
-            for (int d = 0; d < 6; d++) conj[i][d] = zrsd[i][d] + beta[d & 1] * conj[i][d];
-        dot2(n, (const double (*)[6])rsd, (const double (*)[6])rsd, ee);
-        comm->allreduce(comm->ctx, ee, 2);
-        eps = PK_AMOEBA_DEBYE * sqrt(fmax(ee[0], ee[1]) / natoms);
+        for (int k = 0; k < 2; k++) beta[k] = rz[k] != 0.0 ? red[k] / rz[k] : red[k];
+        const lane4 b4 = {beta[0], beta[1], beta[0], beta[1]};
+        for (int i = 0; i < n; i++) {
+            const lane4 c0 = lane4_load(zrsd[i]) + b4 * lane4_load(conj[i]);
+            const lane4 c1 = lane4_load(zrsd[i] + 4) + b4 * lane4_load(conj[i] + 4);
+            memcpy(conj[i], &c0, sizeof c0);
+            memcpy(conj[i] + 4, &c1, sizeof c1);
+        }
+        rz[0] = red[0], rz[1] = red[1];
+        eps = PK_AMOEBA_DEBYE * sqrt(fmax(red[2], red[3]) / natoms);
         info->converged = eps < set->polar_eps;
         done = info->converged || info->iterations >= set->polar_iter;
         if (done)   /* one "peek" step along the preconditioned residual */

@@ -412,8 +412,10 @@ typedef struct {
     int converged;       /* rms < set.polar_eps within set.polar_iter iterations */
 } pk_amoeba_induce_info;
 
-/* Workspace of the induced-dipole solver: per-atom vectors (6 doubles: the d and p sets)
- * and the per-step pair tensors that every PCG iteration reuses. */
+/* Workspace of the induced-dipole solver: per-atom vectors (field, udir: 6 doubles, the d
+ * and p sets; the PCG's rsd, zrsd, conj, vec: rows of 8 as the products use them; poli:
+ * the PCG weights and their inverses) and the per-step pair tensors that every PCG
+ * iteration reuses. */
 typedef struct {
     pk_buffer field, udir, rsd, zrsd, conj, vec, poli;
     pk_buffer pairs, tensors;         /* dipole-dipole pairs, each once, in groups of 4 of
@@ -421,7 +423,7 @@ typedef struct {
     pk_amoeba_batches batches;        /* neighbours within a cutoff, per thread (direct field) */
     pk_buffer pc_pairs, pc_tensors;   /* preconditioner pairs within usolve_cut, the same */
     pk_buffer counts;                 /* per listed atom: where its pairs are, how many */
-    pk_buffer padded;                 /* a product's input and output, 8 doubles per atom */
+    pk_buffer padded;                 /* a product's output, 8 doubles per atom */
     int local;                        /* the products need no communication */
     pk_accum acc;                     /* per-thread copies of the direct field and of the
                                          products */
