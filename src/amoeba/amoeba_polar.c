@@ -28,7 +28,6 @@
  * holds the pairs in blocks of LANES (one AVX2 vector of doubles), each block NSCRATCH rows
  * of LANES values, so that every value sits at a fixed offset from the block: the SIMD
  * loop runs over whole blocks (the last one padded with inert pairs) from one pointer. */
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -77,28 +76,19 @@ typedef struct {
     vec3 d, qx, qy, qz;
 } site_v;
 
-/* The 13 multipole components pole[c * stride] as a site. */
-static inline site_v site_at(const double *pole, size_t stride)
-{
-    site_v s;
-    s.c = pole[0];
-    s.d = vec3_of(pole[stride], pole[2 * stride], pole[3 * stride]);
-    s.qx = vec3_of(pole[4 * stride], pole[5 * stride], pole[6 * stride]);
-    s.qy = vec3_of(pole[7 * stride], pole[8 * stride], pole[9 * stride]);
-    s.qz = vec3_of(pole[10 * stride], pole[11 * stride], pole[12 * stride]);
-    return s;
-}
-
-/* The 13 components from pole[o] on as a site (an index, not a pointer, so that GCC
- * vectorises the loads as gathers). */
+/* The 13 multipole components from pole[o] on as a site, the quadrupole taken as symmetric
+ * (its upper triangle, as the field of amoeba_induce.c does; the rotated rows agree to
+ * rounding). An index, not a pointer, so that GCC vectorises the loads as gathers. */
 static inline site_v site_row(const double *pole, long o)
 {
+    const double qxx = pole[o + 4], qxy = pole[o + 5], qxz = pole[o + 6];
+    const double qyy = pole[o + 8], qyz = pole[o + 9], qzz = pole[o + 12];
     site_v s;
     s.c = pole[o];
     s.d = vec3_of(pole[o + 1], pole[o + 2], pole[o + 3]);
-    s.qx = vec3_of(pole[o + 4], pole[o + 5], pole[o + 6]);
-    s.qy = vec3_of(pole[o + 7], pole[o + 8], pole[o + 9]);
-    s.qz = vec3_of(pole[o + 10], pole[o + 11], pole[o + 12]);
+    s.qx = vec3_of(qxx, qxy, qxz);
+    s.qy = vec3_of(qxy, qyy, qyz);
+    s.qz = vec3_of(qxz, qyz, qzz);
     return s;
 }
 
@@ -160,13 +150,14 @@ static inline pair_term dipole_dipole(vec3 p, vec3 q, vec3 r, kern4 b)
  * and dipoles, and what the pairs of one atom i share (its moments, dipoles, type data and
  * group). The scales of a pair by whether both atoms are in one polarization group (same) and
  * by special class: d = same ? direct-11 : 1, p = same ? polar-intra : polar-scale, u = same
- * ? mutual-11 : 1 (0 for direct polarization). The switch is x = (r - start) / width
- * (start beyond any pair when the switch is off). */
+ * ? mutual-11 : 1 (0 for direct polarization). The switch, when on, is x = (r - start) /
+ * width. */
 typedef struct {
     const double *pdamp, *thole, *intra, *pscale;
     const int *amtype, *amgroup;
     const double (*rpole)[13], (*u)[6];
     double d11, u11, u1, hf, start, inv_width;
+    int smooth;   /* the switch is on */
     site_v mi;
     vec3 ud, up;
     double pdi, thi;
@@ -229,8 +220,12 @@ static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
 }
 
 /* The SIMD pass over the padded batch (npad pairs): force on k and torques on i and k of
- * each pair, the neighbour's moments and dipoles loaded in the loop. */
-static void polar_pairs(const polar_ctx *pc, const amoeba_batch *b, int npad)
+ * each pair, the neighbour's moments and dipoles loaded in the loop. smooth is a constant
+ * in each of the two copies (polar_pairs): without the switch the pair energy is not
+ * needed. */
+static inline __attribute__((always_inline)) void polar_pairs_mode(const polar_ctx *pc,
+                                                                    const amoeba_batch *b,
+                                                                    int npad, const int smooth)
 {
     const double *rpole = &pc->rpole[0][0], *udip = &pc->u[0][0];
     const site_v mi = pc->mi;
@@ -275,22 +270,35 @@ static void polar_pairs(const polar_ctx *pc, const amoeba_batch *b, int npad)
         const pair_term pd = dipole_dipole(uip, ukd, r, ku);
         const pair_term dp = dipole_dipole(uid, ukp, r, ku);
         const vec3 frc = vlin(1.0, vlin(1.0, ik.f, -1.0, ki.f), 1.0, vlin(1.0, pd.f, 1.0, dp.f));
-        const double en = ik.e + ki.e + pd.e + dp.e;
-
-        /* SMOOTH: the fields and T of the solve were switched by S(r), so the pair's part of
-         * the energy above is S e: force S F - e dS/dr r/|r|, torques S t. Inside the start
-         * x = 0 gives S = 1, dS/dr = 0 exactly. */
-        double x = (rr - start) * inv_width;
-        x = x > 0.0 ? x : 0.0;
-        const double y = 1.0 - x;
-        const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-        const double ge = -en * (-30.0 * x * x * y * y * inv_width) * ir;
-        fx[j] = sr * frc.x + ge * r.x;
-        fy[j] = sr * frc.y + ge * r.y;
-        fz[j] = sr * frc.z + ge * r.z;
-        tix[j] = sr * ki.t.x, tiy[j] = sr * ki.t.y, tiz[j] = sr * ki.t.z;
-        tkx[j] = sr * ik.t.x, tky[j] = sr * ik.t.y, tkz[j] = sr * ik.t.z;
+        if (smooth) {
+            /* the fields and T of the solve were switched by S(r), so the pair's part of the
+             * energy above is S e: force S F - e dS/dr r/|r|, torques S t. Inside the start
+             * x = 0 gives S = 1, dS/dr = 0 exactly. */
+            const double en = ik.e + ki.e + pd.e + dp.e;
+            double x = (rr - start) * inv_width;
+            x = x > 0.0 ? x : 0.0;
+            const double y = 1.0 - x;
+            const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
+            const double ge = -en * (-30.0 * x * x * y * y * inv_width) * ir;
+            fx[j] = sr * frc.x + ge * r.x;
+            fy[j] = sr * frc.y + ge * r.y;
+            fz[j] = sr * frc.z + ge * r.z;
+            tix[j] = sr * ki.t.x, tiy[j] = sr * ki.t.y, tiz[j] = sr * ki.t.z;
+            tkx[j] = sr * ik.t.x, tky[j] = sr * ik.t.y, tkz[j] = sr * ik.t.z;
+        } else {
+            fx[j] = frc.x, fy[j] = frc.y, fz[j] = frc.z;
+            tix[j] = ki.t.x, tiy[j] = ki.t.y, tiz[j] = ki.t.z;
+            tkx[j] = ik.t.x, tky[j] = ik.t.y, tkz[j] = ik.t.z;
+        }
     }
+}
+
+static void polar_pairs(const polar_ctx *pc, const amoeba_batch *b, int npad)
+{
+    if (pc->smooth)
+        polar_pairs_mode(pc, b, npad, 1);
+    else
+        polar_pairs_mode(pc, b, npad, 0);
 }
 
 /* Apply the results: the force on i, its torque and the virial summed over the padded batch
@@ -379,12 +387,13 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
         pc.u11 = mutual ? m->mutual11_scale : 0.0;
         pc.u1 = mutual ? 1.0 : 0.0;
         pc.hf = 0.5 * PK_AMOEBA_ELECTRIC / m->dielectric;
-        pc.start = sw.on ? sw.start : DBL_MAX;
+        pc.smooth = sw.on;
+        pc.start = sw.on ? sw.start : 0.0;
         pc.inv_width = sw.on ? 1.0 / sw.width : 1.0;
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii], ti = s->amtype[i];
-            pc.mi = site_at(rpole[i], 1);
+            pc.mi = site_row(&rpole[0][0], 13 * (long)i);
             pc.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
             pc.up = vec3_of(u[i][3], u[i][4], u[i][5]);
             pc.pdi = m->pdamp[ti], pc.thi = m->thole[ti], pc.gi = s->amgroup[i];
