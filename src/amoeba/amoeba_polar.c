@@ -37,7 +37,7 @@
 enum {
     IN_ROW,                  /* the neighbour's index k, a long */
     IN_DS, IN_PS, IN_US,     /* d, p and mutual scales */
-    IN_R, IN_A, IN_E,        /* r, Thole's a and e^-a */
+    IN_PDAMP, IN_THOLE,      /* the neighbour's pdamp and Thole parameter */
     OUT_F,                   /* force on k */
     OUT_TI = OUT_F + 3,      /* torque on i */
     OUT_TK = OUT_TI + 3,     /* torque on k */
@@ -194,9 +194,9 @@ static int polar_pad(amoeba_batch *b, int i)
 static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
 {
     const double *pdamp = pc->pdamp, *thole = pc->thole, *intra = pc->intra;
-    const double *pscale = pc->pscale, *rsq = b->r2;
+    const double *pscale = pc->pscale;
     const int *amtype = pc->amtype, *amgroup = pc->amgroup, *ks = b->k, *cls = b->cls;
-    const double d11 = pc->d11, u11 = pc->u11, u1 = pc->u1, pdi = pc->pdi, thi = pc->thi;
+    const double d11 = pc->d11, u11 = pc->u11, u1 = pc->u1;
     const int gi = pc->gi, n = b->n;
     const size_t cap = (size_t)b->cap;
     double *const sc = b->scratch;
@@ -207,15 +207,13 @@ static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
         /* as sums with one term zero (selects become branches and masked loads, which
          * GCC 12 does not vectorise) */
         const double same = amgroup[k] == gi ? 1.0 : 0.0, other = 1.0 - same;
-        const double live = j < n ? 1.0 : 0.0, rr = sqrt(rsq[j]);
-        const amoeba_thole_ae th = amoeba_thole_damp(pdi, pdamp[tk], thi, thole[tk], rr);
+        const double live = j < n ? 1.0 : 0.0;
         row[j] = k;
         sc[IN_DS * cap + j] = live * (same * d11 + other);
         sc[IN_PS * cap + j] = live * (same * intra[c] + other * pscale[c]);
         sc[IN_US * cap + j] = live * (same * u11 + other * u1);
-        sc[IN_R * cap + j] = rr;
-        sc[IN_A * cap + j] = th.a;
-        sc[IN_E * cap + j] = th.e;
+        sc[IN_PDAMP * cap + j] = pdamp[tk];
+        sc[IN_THOLE * cap + j] = thole[tk];
     }
 }
 
@@ -231,12 +229,13 @@ static inline __attribute__((always_inline)) void polar_pairs_mode(const polar_c
     const site_v mi = pc->mi;
     const vec3 uid = pc->ud, uip = pc->up;
     const double hf = pc->hf, start = pc->start, inv_width = pc->inv_width;
+    const double pdi = pc->pdi, thi = pc->thi;
     const double *rx = b->rx, *ry = b->ry, *rz = b->rz;
     const size_t cap = (size_t)b->cap;
     double *const sc = b->scratch;
     const long *row = (const long *)(sc + IN_ROW * cap);
     const double *dsc = sc + IN_DS * cap, *psc = sc + IN_PS * cap, *usc = sc + IN_US * cap;
-    const double *rs = sc + IN_R * cap, *as = sc + IN_A * cap, *es = sc + IN_E * cap;
+    const double *pdk = sc + IN_PDAMP * cap, *thk = sc + IN_THOLE * cap, *rsq = b->r2;
     double *const fx = sc + OUT_F * cap, *const fy = fx + cap, *const fz = fy + cap;
     double *const tix = sc + OUT_TI * cap, *const tiy = tix + cap, *const tiz = tiy + cap;
     double *const tkx = sc + OUT_TK * cap, *const tky = tkx + cap, *const tkz = tky + cap;
@@ -245,9 +244,10 @@ static inline __attribute__((always_inline)) void polar_pairs_mode(const polar_c
         const long k = row[j];
         const double ds = dsc[j], pscl = psc[j], us = usc[j];
         const vec3 r = vec3_of(rx[j], ry[j], rz[j]);
-        const double rr = rs[j], ir = 1.0 / rr, ir2 = ir * ir;
+        const double rr = sqrt(rsq[j]), ir = 1.0 / rr, ir2 = ir * ir;
         /* Thole factors l3, l5, l7, l9 (amoeba_induce.c) */
-        const double e = es[j], a = as[j], a2 = a * a;
+        const amoeba_thole_ae th = amoeba_thole_damp(pdi, pdk[j], thi, thk[j], rr);
+        const double e = th.e, a = th.a, a2 = a * a;
         const double l3 = 1.0 - e, l5 = 1.0 - e * (1.0 + a);
         const double l7 = 1.0 - e * (1.0 + a + 0.6 * a2);
         const double l9 = 1.0 - e * (1.0 + a + (18.0 / 35.0) * a2 + (9.0 / 35.0) * a2 * a);
