@@ -20,14 +20,16 @@
  * S(r), so every pair term above is S(r) times its unswitched value and its gradient picks
  * up -e dS/dr r/|r| (e the pair's sum of the three energies); torques scale with S.
  *
- * Layout (amoeba_batch): per atom i, its neighbours within the cutoff are gathered, a scalar
- * pass drops the pairs whose three scales are all 0 and fills the per-pair inputs (scales,
- * Thole factors, the neighbour's moments and dipoles), a SIMD loop computes each pair's
- * force and torques, a vectorised reduction sums what lands on i (force, torque, virial)
- * and a scalar pass applies each pair's force and torque on k in list order. The scratch
- * holds the pairs in blocks of LANES (one AVX2 vector of doubles), each block NSCRATCH rows
- * of LANES values, so that every value sits at a fixed offset from the block: the SIMD
- * loop runs over whole blocks (the last one padded with inert pairs) from one pointer. */
+ * Layout (amoeba_batch): per atom i, its neighbours within the cutoff are gathered and padded
+ * to whole AVX2 vectors with inert pairs (zero scales); a SIMD pass fills the per-pair inputs
+ * that need the neighbour's type and group (scales, Thole parameters); the SIMD pair loop
+ * loads the neighbour's moments and dipoles itself, computes the Thole damping (an inline
+ * exp, amoeba_exp.h) and each pair's force and torques; a vectorised reduction sums what
+ * lands on i (force, torque, virial) and the forces and torques on the partners are added in
+ * list order, four pairs at a time. The pair loop holds only 8-byte values (GCC then runs
+ * it four pairs at a time; an int in it doubles that and spills), and it is compiled once
+ * per mode: without the switch (LAMMPS mode) the pair energy is not computed. Pairs whose
+ * three scales are all 0 are computed too: their force and torques are 0. */
 #include <math.h>
 #include <string.h>
 
@@ -301,9 +303,47 @@ static void polar_pairs(const polar_ctx *pc, const amoeba_batch *b, int npad)
         polar_pairs_mode(pc, b, npad, 0);
 }
 
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+
+static inline void lane2_add(double *p, lane2 v)
+{
+    lane2 o;
+    memcpy(&o, p, sizeof o);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
+/* Adds four pairs' forces and torques, res = {fx, fy, fz, tx, ty, tz} by pair, onto their
+ * partners k[0..3]: transposed into each pair's rows {fx fy fz tx} and {ty tz}, so that a
+ * pair takes two 2-wide and two scalar additions instead of six scalar ones. */
+static inline void add_rows4(const lane4 res[6], const int *k, double (*f)[3], double (*tq)[3])
+{
+    const lane4 e01 = __builtin_shufflevector(res[0], res[1], 0, 4, 2, 6);   /* x0 y0 x2 y2 */
+    const lane4 o01 = __builtin_shufflevector(res[0], res[1], 1, 5, 3, 7);   /* x1 y1 x3 y3 */
+    const lane4 e23 = __builtin_shufflevector(res[2], res[3], 0, 4, 2, 6);
+    const lane4 o23 = __builtin_shufflevector(res[2], res[3], 1, 5, 3, 7);
+    const lane4 e45 = __builtin_shufflevector(res[4], res[5], 0, 4, 2, 6);
+    const lane4 o45 = __builtin_shufflevector(res[4], res[5], 1, 5, 3, 7);
+    const lane4 row[4] = {__builtin_shufflevector(e01, e23, 0, 1, 4, 5),
+                          __builtin_shufflevector(o01, o23, 0, 1, 4, 5),
+                          __builtin_shufflevector(e01, e23, 2, 3, 6, 7),
+                          __builtin_shufflevector(o01, o23, 2, 3, 6, 7)};
+    const lane2 tyz[4] = {__builtin_shufflevector(e45, e45, 0, 1),
+                          __builtin_shufflevector(o45, o45, 0, 1),
+                          __builtin_shufflevector(e45, e45, 2, 3),
+                          __builtin_shufflevector(o45, o45, 2, 3)};
+    for (int l = 0; l < LANES; l++) {
+        lane2_add(f[k[l]], __builtin_shufflevector(row[l], row[l], 0, 1));
+        f[k[l]][2] += row[l][2];
+        tq[k[l]][0] += row[l][3];
+        lane2_add(tq[k[l]] + 1, tyz[l]);
+    }
+}
+
 /* Apply the results: the force on i, its torque and the virial summed over the padded batch
  * as vectors, then over the lanes in a fixed order; then each pair's force and torque on k
- * and, when asked, its per-atom virial in list order. */
+ * (four at a time unless per-atom virials are asked) and its per-atom virial, in list
+ * order. */
 static void polar_apply(const amoeba_batch *b, int npad, int i, double (*f)[3],
                         double (*tq)[3], double *vir, double (*vatom)[6])
 {
@@ -331,7 +371,17 @@ static void polar_apply(const amoeba_batch *b, int npad, int i, double (*f)[3],
         }
         for (int c = 0; c < 6; c++) vir[c] += v[c][l];
     }
-    for (int j = 0; j < b->n; j++) {
+    int j = 0;
+    if (!vatom)
+        for (; j + LANES <= b->n; j += LANES) {
+            lane4 res[6];
+            for (int c = 0; c < 3; c++) {
+                res[c] = lane4_load(out[OUT_F + c] + j);
+                res[3 + c] = lane4_load(out[OUT_TK + c] + j);
+            }
+            add_rows4(res, b->k + j, f, tq);
+        }
+    for (; j < b->n; j++) {
         const int k = b->k[j];
         for (int c = 0; c < 3; c++) {
             f[k][c] += out[OUT_F + c][j];
