@@ -190,9 +190,10 @@ static int polar_pad(amoeba_batch *b, int i)
     return j;
 }
 
-/* The per-pair inputs of the padded batch (SIMD): k as a long, the scales (0 in the padding)
- * and the Thole damping. Kept apart from the kernel, whose loop then holds only 8-byte
- * values: one int there makes GCC process 8 pairs at a time and spill. */
+/* The per-pair inputs of the padded batch that need k's type and group (SIMD): k as a long,
+ * the scales (0 in the padding) and k's Thole parameters. Kept apart from the kernel, whose
+ * loop then holds only 8-byte values: one int there makes GCC process 8 pairs at a time
+ * and spill. */
 static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
 {
     const double *pdamp = pc->pdamp, *thole = pc->thole, *intra = pc->intra;
