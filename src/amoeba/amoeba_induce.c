@@ -56,30 +56,6 @@ double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w)
     return bytes;
 }
 
-/* e^-a and a of a pair of types at distance r, or 0 and 0 where the kernels are undamped
- * (no Thole length, or a >= 50: the factors are 1 to double precision). */
-static inline double thole_exp(const pk_amoeba_model *m, int ti, int tk, double r, double *a)
-{
-    *a = 0.0;
-    const double d = m->pdamp[ti] * m->pdamp[tk];
-    if (d == 0.0) return 0.0;
-    const double u = r / d;
-    const double au = fmin(m->thole[ti], m->thole[tk]) * u * u * u;
-    if (au >= AMOEBA_THOLE_FAR) return 0.0;
-    *a = au;
-    return exp(-au);
-}
-
-void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4])
-{
-    double a;
-    const double e = thole_exp(m, ti, tk, r, &a);
-    l[0] = 1.0 - e;
-    l[1] = 1.0 - e * (1.0 + a);
-    l[2] = 1.0 - e * (1.0 + a + 0.6 * a * a);
-    l[3] = 1.0 - e * (1.0 + a + (18.0 / 35.0) * a * a + (9.0 / 35.0) * a * a * a);
-}
-
 /* Per listed atom ii: room, where the room for its pairs would start if every entry of
  * the list were kept (padded to groups of 4); its dipole pairs' and preconditioner pairs'
  * first entries and counts, padded to a multiple of 4 with zero tensors. A thread stores
@@ -164,7 +140,7 @@ enum {
     S_ROW,                         /* k's row in rpole, 13 k (a long) */
     S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
     S_POL, S_PDAMP, S_THOLE,       /* k's alpha, alpha^(1/6) and Thole parameter */
-    S_EXP, S_A,                    /* Thole e^-a and a (thole_exp) */
+    S_EXP, S_A,                    /* Thole e^-a and a (amoeba_thole_damp) */
     S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
     S_TX, S_TY, S_TZ, S_TB,        /* dipole-dipole tensor {s, -b3} */
     S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block, the same */
@@ -248,8 +224,7 @@ static void pair_inputs(const field_ctx *c, int i, const amoeba_batch *b)
     }
 }
 
-/* Thole's e^-a and a of the batch's pairs (thole_exp): a by SIMD, then e^-a for the pairs
- * with a < 50 (scalar; the others, and the undamped, get 0 and 0). */
+/* Thole's e^-a and a of the batch's pairs (amoeba_thole_damp), in one SIMD loop. */
 static void thole_factors(const field_ctx *c, int i, const amoeba_batch *b)
 {
     const int ti = c->s->amtype[i];
@@ -259,16 +234,10 @@ static void thole_factors(const field_ctx *c, int i, const amoeba_batch *b)
     const int n = b->n;
 #pragma omp simd
     for (int j = 0; j < n; j++) {
-        const double d = pdi * sc[S_PDAMP * cap + j], thk = sc[S_THOLE * cap + j];
-        const double u = sqrt(b->r2[j]) / d;
-        const double a = (thi < thk ? thi : thk) * u * u * u;
-        sc[S_A * cap + j] = d != 0.0 ? a : AMOEBA_THOLE_FAR;
-    }
-    for (int j = 0; j < n; j++) {
-        const double a = sc[S_A * cap + j];
-        const int damped = a < AMOEBA_THOLE_FAR;
-        sc[S_EXP * cap + j] = damped ? exp(-a) : 0.0;
-        if (!damped) sc[S_A * cap + j] = 0.0;
+        const amoeba_thole_ae t = amoeba_thole_damp(pdi, sc[S_PDAMP * cap + j], thi,
+                                                    sc[S_THOLE * cap + j], sqrt(b->r2[j]));
+        sc[S_A * cap + j] = t.a;
+        sc[S_EXP * cap + j] = t.e;
     }
 }
 

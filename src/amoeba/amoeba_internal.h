@@ -2,6 +2,7 @@
 #ifndef AMOEBA_INTERNAL_H
 #define AMOEBA_INTERNAL_H
 
+#include "amoeba_exp.h"
 #include "amoeba_text.h"
 #include "pk_amoeba.h"
 
@@ -145,10 +146,26 @@ double *amoeba_partials_slice(pk_amoeba_work *w, int tid);
 /* Sum the per-thread partials in thread order into out. */
 void amoeba_partials_reduce(pk_amoeba_work *w, int nthreads, pk_out *out);
 
-/* Thole damping factors l3, l5, l7, l9 of a pair of types at distance r (amoeba_induce.c);
- * all are 1 once a = g (r/d)^3 reaches AMOEBA_THOLE_FAR (exp(-a) < 2e-22). */
+/* Thole damping of a pair at distance r (the factors: amoeba_induce.c): a = g (r/d)^3 with
+ * d = pdamp_i pdamp_k, g = min(thole_i, thole_k), and e^-a; both 0 where the kernels are
+ * undamped (d = 0, or a >= AMOEBA_THOLE_FAR: e^-a < 2e-22, every factor is 1 to double
+ * precision). Inline and by value, for the SIMD pair loops. */
 #define AMOEBA_THOLE_FAR 50.0
-void amoeba_thole(const pk_amoeba_model *m, int ti, int tk, double r, double l[4]);
+typedef struct {
+    double a, e;
+} amoeba_thole_ae;
+
+static inline amoeba_thole_ae amoeba_thole_damp(double pdi, double pdk, double thi, double thk,
+                                                double r)
+{
+    const double d = pdi * pdk, u = r / d;
+    const double au = (thi < thk ? thi : thk) * u * u * u;
+    const int damped = d != 0.0 && au < AMOEBA_THOLE_FAR;
+    amoeba_thole_ae t;
+    t.a = damped ? au : 0.0;
+    t.e = damped ? amoeba_exp_neg(t.a) : 0.0;
+    return t;
+}
 
 /* Moments of a site: charge, dipole, quadrupole (row-major 3x3, /3 convention). */
 typedef struct {

@@ -20,63 +20,33 @@
  * S(r), so every pair term above is S(r) times its unswitched value and its gradient picks
  * up -e dS/dr r/|r| (e the pair's sum of the three energies); torques scale with S.
  *
- * Layout (amoeba_batch): per atom i, its neighbours within the cutoff are gathered, a scalar
- * pass drops the pairs whose three scales are all 0 and fills the per-pair inputs (scales,
- * Thole factors, the neighbour's moments and dipoles), a SIMD loop computes each pair's
- * force and torques, a vectorised reduction sums what lands on i (force, torque, virial)
- * and a scalar pass applies each pair's force and torque on k in list order. The scratch
- * holds the pairs in blocks of LANES (one AVX2 vector of doubles), each block NSCRATCH rows
- * of LANES values, so that every value sits at a fixed offset from the block: the SIMD
- * loop runs over whole blocks (the last one padded with inert pairs) from one pointer. */
-#include <float.h>
+ * Layout (amoeba_batch): per atom i, its neighbours within the cutoff are gathered and padded
+ * to whole AVX2 vectors with inert pairs (zero scales); a SIMD pass fills the per-pair inputs
+ * that need the neighbour's type and group (scales, Thole parameters); the SIMD pair loop
+ * loads the neighbour's moments and dipoles itself, computes the Thole damping (an inline
+ * exp, amoeba_exp.h) and each pair's force and torques; a vectorised reduction sums what
+ * lands on i (force, torque, virial) and the forces and torques on the partners are added in
+ * list order, four pairs at a time. The pair loop holds only 8-byte values (GCC then runs
+ * it four pairs at a time; an int in it doubles that and spills), and it is compiled once
+ * per mode: without the switch (LAMMPS mode) the pair energy is not computed. Pairs whose
+ * three scales are all 0 are computed too: their force and torques are 0. */
 #include <math.h>
+#include <string.h>
 
 #include "amoeba_internal.h"
 
-/* The values of a pair in its block (pair_slot): inputs, then results. */
+/* The batch's scratch arrays: the inputs of each pair (polar_inputs), then its results. */
 enum {
-    IN_DSCALE,
-    IN_PSCALE,
-    IN_USCALE,
-    IN_THOLE,                /* l3, l5, l7, l9 */
-    IN_POLE = IN_THOLE + 4,  /* the neighbour's 13 multipole components */
-    IN_U = IN_POLE + 13,     /* its dipoles u_d (3), u_p (3) */
-    OUT_F = IN_U + 6,        /* force on k */
+    IN_ROW,                  /* the neighbour's index k, a long */
+    IN_DS, IN_PS, IN_US,     /* d, p and mutual scales */
+    IN_PDAMP, IN_THOLE,      /* the neighbour's pdamp and Thole parameter */
+    OUT_F,                   /* force on k */
     OUT_TI = OUT_F + 3,      /* torque on i */
     OUT_TK = OUT_TI + 3,     /* torque on k */
     NSCRATCH = OUT_TK + 3
 };
 
-enum { LANES = 4 };
-
-/* Pair j's values in the scratch: value v at pair_slot(...)[v * LANES]. The batch's
- * NSCRATCH * cap doubles hold cap pairs (cap is a multiple of 8). */
-static inline double *pair_slot(double *scratch, int j)
-{
-    /* block j / LANES starts at (j / LANES) * NSCRATCH * LANES, lane j % LANES after it */
-    return scratch + (size_t)j + (size_t)((unsigned)j / LANES) * (NSCRATCH - 1) * LANES;
-}
-
-/* The scales of a pair by whether both atoms are in one polarization group and by special
- * class: d (direct), p (polarization) and u (mutual, 0 for direct polarization); keep = 0
- * when all are 0. */
-typedef struct {
-    double d, p, u;
-    int keep;
-} pair_scales;
-
-static void pair_scales_fill(const pk_amoeba_model *m, pair_scales tab[2][5])
-{
-    const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
-    for (int same = 0; same < 2; same++)
-        for (int cls = 0; cls < 5; cls++) {
-            pair_scales *ps = &tab[same][cls];
-            ps->d = same ? m->direct11_scale : 1.0;
-            ps->p = same ? m->polar_intra[cls] : m->polar_scale[cls];
-            ps->u = mutual ? (same ? m->mutual11_scale : 1.0) : 0.0;
-            ps->keep = ps->d != 0.0 || ps->p != 0.0 || ps->u != 0.0;
-        }
-}
+enum { LANES = 4 };   /* doubles in an AVX2 vector */
 
 /* 3-vectors and sites as plain values, which the SIMD loop keeps in registers. */
 typedef struct {
@@ -108,15 +78,19 @@ typedef struct {
     vec3 d, qx, qy, qz;
 } site_v;
 
-/* The 13 multipole components pole[c * stride] as a site. */
-static inline site_v site_at(const double *pole, size_t stride)
+/* The 13 multipole components from pole[o] on as a site, the quadrupole taken as symmetric
+ * (its upper triangle, as the field of amoeba_induce.c does; the rotated rows agree to
+ * rounding). An index, not a pointer, so that GCC vectorises the loads as gathers. */
+static inline site_v site_row(const double *pole, long o)
 {
+    const double qxx = pole[o + 4], qxy = pole[o + 5], qxz = pole[o + 6];
+    const double qyy = pole[o + 8], qyz = pole[o + 9], qzz = pole[o + 12];
     site_v s;
-    s.c = pole[0];
-    s.d = vec3_of(pole[stride], pole[2 * stride], pole[3 * stride]);
-    s.qx = vec3_of(pole[4 * stride], pole[5 * stride], pole[6 * stride]);
-    s.qy = vec3_of(pole[7 * stride], pole[8 * stride], pole[9 * stride]);
-    s.qz = vec3_of(pole[10 * stride], pole[11 * stride], pole[12 * stride]);
+    s.c = pole[o];
+    s.d = vec3_of(pole[o + 1], pole[o + 2], pole[o + 3]);
+    s.qx = vec3_of(qxx, qxy, qxz);
+    s.qy = vec3_of(qxy, qyy, qyz);
+    s.qz = vec3_of(qxz, qyz, qzz);
     return s;
 }
 
@@ -174,182 +148,235 @@ static inline pair_term dipole_dipole(vec3 p, vec3 q, vec3 r, kern4 b)
     return out;
 }
 
-/* What the pairs of one atom i share: its moments and dipoles, the energy prefactor and
- * the switch as x = (r - start) / width (start beyond any pair when the switch is off). */
+/* What the pair kernel reads: the model's per-type and per-class tables, the sites' moments
+ * and dipoles, and what the pairs of one atom i share (its moments, dipoles, type data and
+ * group). The scales of a pair by whether both atoms are in one polarization group (same) and
+ * by special class: d = same ? direct-11 : 1, p = same ? polar-intra : polar-scale, u = same
+ * ? mutual-11 : 1 (0 for direct polarization). The switch, when on, is x = (r - start) /
+ * width. */
 typedef struct {
+    const double *pdamp, *thole, *intra, *pscale;
+    const int *amtype, *amgroup;
+    const double (*rpole)[13], (*u)[6];
+    double d11, u11, u1, hf, start, inv_width;
+    int smooth;   /* the switch is on */
     site_v mi;
     vec3 ud, up;
-    double hf, start, inv_width;
-} polar_site;
+    double pdi, thi;
+    int gi;
+} polar_ctx;
 
-/* The largest damping length pdamp and the smallest Thole parameter over the types. */
-typedef struct {
-    double pdamp_max, thole_min;
-} thole_range;
+/* Four doubles as one AVX2 vector (GCC/Clang vector extension), for the sums over pairs. */
+typedef double lane4 __attribute__((vector_size(LANES * sizeof(double))));
 
-static thole_range thole_range_of(const pk_amoeba_model *m)
+static inline lane4 lane4_load(const double *p)
 {
-    thole_range tr = {0.0, HUGE_VAL};
-    for (int t = 1; t <= m->ntypes; t++) {
-        tr.pdamp_max = fmax(tr.pdamp_max, m->pdamp[t]);
-        tr.thole_min = fmin(tr.thole_min, m->thole[t]);
-    }
-    return tr;
+    lane4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
 }
 
-/* A squared distance from which on amoeba_thole returns 1 for every partner of an atom of
- * type ti: a = g (r/d)^3 with d = pdamp_i pdamp_k <= pdamp_i pdamp_max and
- * g = min(thole_i, thole_k) >= min(thole_i, thole_min) reaches AMOEBA_THOLE_FAR there
- * (with a 1e-6 margin for rounding). */
-static double thole_far2(const pk_amoeba_model *m, const thole_range *tr, int ti)
+/* The per-pair inputs of the padded batch that need k's type and group (SIMD): k as a long,
+ * the scales (0 in the padding) and k's Thole parameters. Kept apart from the kernel, whose
+ * loop then holds only 8-byte values: one int there makes GCC process 8 pairs at a time
+ * and spill. */
+static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
 {
-    const double d = m->pdamp[ti] * tr->pdamp_max, g = fmin(m->thole[ti], tr->thole_min);
-    if (g <= 0.0) return HUGE_VAL;
-    return d * d * pow((1.0 + 1e-6) * AMOEBA_THOLE_FAR / g, 2.0 / 3.0);
-}
-
-/* The scalar pass: keeps the pairs with a nonzero scale (in list order) and fills their
- * inputs; pads the last block with pairs at r = (1, 0, 0) with no moments and no scales.
- * Pairs at r^2 >= far2 have all Thole factors 1 (thole_far2), which skips the call. */
-static void polar_inputs(const pk_amoeba_model *m, const pk_amoeba_sites *s,
-                         const pair_scales tab[2][5], const double (*rpole)[13],
-                         const double (*u)[6], int i, double far2, amoeba_batch *b)
-{
-    const int gi = s->amgroup[i], ti = s->amtype[i];
-    int n = 0;
-    for (int j = 0; j < b->n; j++) {
-        const int k = b->k[j];
-        const pair_scales *sc = &tab[s->amgroup[k] == gi][b->cls[j]];
-        if (!sc->keep) continue;
-        if (n < j) {   /* a pair was dropped: move this one down */
-            b->k[n] = k;
-            b->rx[n] = b->rx[j];
-            b->ry[n] = b->ry[j];
-            b->rz[n] = b->rz[j];
-            b->r2[n] = b->r2[j];
-        }
-        double *in = pair_slot(b->scratch, n);
-        in[IN_DSCALE * LANES] = sc->d;
-        in[IN_PSCALE * LANES] = sc->p;
-        in[IN_USCALE * LANES] = sc->u;
-        double l[4] = {1.0, 1.0, 1.0, 1.0};
-        if (b->r2[n] < far2) amoeba_thole(m, ti, s->amtype[k], sqrt(b->r2[n]), l);
-        for (int c = 0; c < 4; c++) in[(IN_THOLE + c) * LANES] = l[c];
-        for (int c = 0; c < 13; c++) in[(IN_POLE + c) * LANES] = rpole[k][c];
-        for (int c = 0; c < 6; c++) in[(IN_U + c) * LANES] = u[k][c];
-        n++;
-    }
-    b->n = n;
-    for (int j = n; j % LANES; j++) {
-        b->rx[j] = b->r2[j] = 1.0;
-        b->ry[j] = b->rz[j] = 0.0;
-        double *in = pair_slot(b->scratch, j);
-        for (int v = 0; v < OUT_F; v++) in[v * LANES] = 0.0;
-    }
-}
-
-/* The SIMD pass: force on k and torques on i and k of each pair, block by block. */
-static void polar_pairs(const polar_site *ps, amoeba_batch *b)
-{
-    const site_v mi = ps->mi;
-    const vec3 uid = ps->ud, uip = ps->up;
-    const double hf = ps->hf, start = ps->start, inv_width = ps->inv_width;
-    for (int j0 = 0; j0 < b->n; j0 += LANES) {
-        double *blk = pair_slot(b->scratch, j0);
-        const double *rx = b->rx + j0, *ry = b->ry + j0, *rz = b->rz + j0, *rsq = b->r2 + j0;
+    const double *pdamp = pc->pdamp, *thole = pc->thole, *intra = pc->intra;
+    const double *pscale = pc->pscale;
+    const int *amtype = pc->amtype, *amgroup = pc->amgroup, *ks = b->k, *cls = b->cls;
+    const double d11 = pc->d11, u11 = pc->u11, u1 = pc->u1;
+    const int gi = pc->gi, n = b->n;
+    const size_t cap = (size_t)b->cap;
+    double *const sc = b->scratch;
+    long *const row = (long *)(sc + IN_ROW * cap);
 #pragma omp simd
-        for (int j = 0; j < LANES; j++) {
-            const double *in = blk + j;
-            const vec3 r = vec3_of(rx[j], ry[j], rz[j]);
-            const double r2 = rsq[j], rr = sqrt(r2), ir = 1.0 / rr, ir2 = ir * ir;
-            /* undamped 1/r^3, 3/r^5, 15/r^7, 105/r^9 times the damping factors */
-            const double rr3 = hf * ir * ir2, rr5 = 3.0 * rr3 * ir2;
-            const double rr7 = 5.0 * rr5 * ir2, rr9 = 7.0 * rr7 * ir2;
-            const double *l = in + IN_THOLE * LANES, *uk = in + IN_U * LANES;
-            const kern4 kb = {l[0] * rr3, l[LANES] * rr5, l[2 * LANES] * rr7, l[3 * LANES] * rr9};
-            const double ds = in[IN_DSCALE * LANES], pscl = in[IN_PSCALE * LANES];
-            const double us = in[IN_USCALE * LANES];
-            const kern4 ku = {us * kb.b1, us * kb.b2, us * kb.b3, us * kb.b4};
-            const site_v mk = site_at(in + IN_POLE * LANES, LANES);
-            const vec3 ukd = vec3_of(uk[0], uk[LANES], uk[2 * LANES]);
-            const vec3 ukp = vec3_of(uk[3 * LANES], uk[4 * LANES], uk[5 * LANES]);
+    for (int j = 0; j < npad; j++) {
+        const int k = ks[j], tk = amtype[k], c = cls[j];
+        /* as sums with one term zero (selects become branches and masked loads, which
+         * GCC 12 does not vectorise) */
+        const double same = amgroup[k] == gi ? 1.0 : 0.0, other = 1.0 - same;
+        const double live = j < n ? 1.0 : 0.0;
+        row[j] = k;
+        sc[IN_DS * cap + j] = live * (same * d11 + other);
+        sc[IN_PS * cap + j] = live * (same * intra[c] + other * pscale[c]);
+        sc[IN_US * cap + j] = live * (same * u11 + other * u1);
+        sc[IN_PDAMP * cap + j] = pdamp[tk];
+        sc[IN_THOLE * cap + j] = thole[tk];
+    }
+}
 
-            /* u_p in the d field, u_d in the p field: one dipole per site */
-            const vec3 ci = vlin(ds, uip, pscl, uid), ck = vlin(ds, ukp, pscl, ukd);
-            const pair_term ik = dipole_multipole(ci, mk, r, kb);
-            /* k's dipole with i's moments: the same kernel seen from k */
-            const pair_term ki = dipole_multipole(ck, mi, vec3_of(-r.x, -r.y, -r.z), kb);
-            /* u_p with u_d (ku = 0 for direct polarization) */
-            const pair_term pd = dipole_dipole(uip, ukd, r, ku);
-            const pair_term dp = dipole_dipole(uid, ukp, r, ku);
-            const vec3 frc =
-                vlin(1.0, vlin(1.0, ik.f, -1.0, ki.f), 1.0, vlin(1.0, pd.f, 1.0, dp.f));
-            const double e = ik.e + ki.e + pd.e + dp.e;
+/* The SIMD pass over the padded batch (npad pairs): force on k and torques on i and k of
+ * each pair, the neighbour's moments and dipoles loaded in the loop. smooth is a constant
+ * in each of the two copies (polar_pairs): without the switch the pair energy is not
+ * needed. */
+static inline __attribute__((always_inline)) void polar_pairs_mode(const polar_ctx *pc,
+                                                                    const amoeba_batch *b,
+                                                                    int npad, const int smooth)
+{
+    const double *rpole = &pc->rpole[0][0], *udip = &pc->u[0][0];
+    const site_v mi = pc->mi;
+    const vec3 uid = pc->ud, uip = pc->up;
+    const double hf = pc->hf, start = pc->start, inv_width = pc->inv_width;
+    const double pdi = pc->pdi, thi = pc->thi;
+    const double *rx = b->rx, *ry = b->ry, *rz = b->rz;
+    const size_t cap = (size_t)b->cap;
+    double *const sc = b->scratch;
+    const long *row = (const long *)(sc + IN_ROW * cap);
+    const double *dsc = sc + IN_DS * cap, *psc = sc + IN_PS * cap, *usc = sc + IN_US * cap;
+    const double *pdk = sc + IN_PDAMP * cap, *thk = sc + IN_THOLE * cap, *rsq = b->r2;
+    double *const fx = sc + OUT_F * cap, *const fy = fx + cap, *const fz = fy + cap;
+    double *const tix = sc + OUT_TI * cap, *const tiy = tix + cap, *const tiz = tiy + cap;
+    double *const tkx = sc + OUT_TK * cap, *const tky = tkx + cap, *const tkz = tky + cap;
+#pragma omp simd
+    for (int j = 0; j < npad; j++) {
+        const long k = row[j];
+        const double ds = dsc[j], pscl = psc[j], us = usc[j];
+        const vec3 r = vec3_of(rx[j], ry[j], rz[j]);
+        const double rr = sqrt(rsq[j]), ir = 1.0 / rr, ir2 = ir * ir;
+        /* Thole factors l3, l5, l7, l9 (amoeba_induce.c) */
+        const amoeba_thole_ae th = amoeba_thole_damp(pdi, pdk[j], thi, thk[j], rr);
+        const double e = th.e, a = th.a, a2 = a * a;
+        const double l3 = 1.0 - e, l5 = 1.0 - e * (1.0 + a);
+        const double l7 = 1.0 - e * (1.0 + a + 0.6 * a2);
+        const double l9 = 1.0 - e * (1.0 + a + (18.0 / 35.0) * a2 + (9.0 / 35.0) * a2 * a);
+        /* undamped 1/r^3, 3/r^5, 15/r^7, 105/r^9 times the damping factors */
+        const double rr3 = hf * ir * ir2, rr5 = 3.0 * rr3 * ir2;
+        const double rr7 = 5.0 * rr5 * ir2, rr9 = 7.0 * rr7 * ir2;
+        const kern4 kb = {l3 * rr3, l5 * rr5, l7 * rr7, l9 * rr9};
+        const kern4 ku = {us * kb.b1, us * kb.b2, us * kb.b3, us * kb.b4};
+        const site_v mk = site_row(rpole, 13 * k);
+        const long o = 6 * k;
+        const vec3 ukd = vec3_of(udip[o], udip[o + 1], udip[o + 2]);
+        const vec3 ukp = vec3_of(udip[o + 3], udip[o + 4], udip[o + 5]);
 
-            /* SMOOTH: the fields and T of the solve were switched by S(r), so the pair's
-             * part of the energy above is S e: force S F - e dS/dr r/|r|, torques S t.
-             * Inside the start x = 0 gives S = 1, dS/dr = 0 exactly. */
+        /* u_p in the d field, u_d in the p field: one dipole per site */
+        const vec3 ci = vlin(ds, uip, pscl, uid), ck = vlin(ds, ukp, pscl, ukd);
+        const pair_term ik = dipole_multipole(ci, mk, r, kb);
+        /* k's dipole with i's moments: the same kernel seen from k */
+        const pair_term ki = dipole_multipole(ck, mi, vec3_of(-r.x, -r.y, -r.z), kb);
+        /* u_p with u_d (ku = 0 for direct polarization) */
+        const pair_term pd = dipole_dipole(uip, ukd, r, ku);
+        const pair_term dp = dipole_dipole(uid, ukp, r, ku);
+        const vec3 frc = vlin(1.0, vlin(1.0, ik.f, -1.0, ki.f), 1.0, vlin(1.0, pd.f, 1.0, dp.f));
+        if (smooth) {
+            /* the fields and T of the solve were switched by S(r), so the pair's part of the
+             * energy above is S e: force S F - e dS/dr r/|r|, torques S t. Inside the start
+             * x = 0 gives S = 1, dS/dr = 0 exactly. */
+            const double en = ik.e + ki.e + pd.e + dp.e;
             double x = (rr - start) * inv_width;
             x = x > 0.0 ? x : 0.0;
             const double y = 1.0 - x;
             const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-            const double ge = -e * (-30.0 * x * x * y * y * inv_width) * ir;
-            double *out = blk + j;
-            out[OUT_F * LANES] = sr * frc.x + ge * r.x;
-            out[(OUT_F + 1) * LANES] = sr * frc.y + ge * r.y;
-            out[(OUT_F + 2) * LANES] = sr * frc.z + ge * r.z;
-            out[OUT_TI * LANES] = sr * ki.t.x;
-            out[(OUT_TI + 1) * LANES] = sr * ki.t.y;
-            out[(OUT_TI + 2) * LANES] = sr * ki.t.z;
-            out[OUT_TK * LANES] = sr * ik.t.x;
-            out[(OUT_TK + 1) * LANES] = sr * ik.t.y;
-            out[(OUT_TK + 2) * LANES] = sr * ik.t.z;
+            const double ge = -en * (-30.0 * x * x * y * y * inv_width) * ir;
+            fx[j] = sr * frc.x + ge * r.x;
+            fy[j] = sr * frc.y + ge * r.y;
+            fz[j] = sr * frc.z + ge * r.z;
+            tix[j] = sr * ki.t.x, tiy[j] = sr * ki.t.y, tiz[j] = sr * ki.t.z;
+            tkx[j] = sr * ik.t.x, tky[j] = sr * ik.t.y, tkz[j] = sr * ik.t.z;
+        } else {
+            fx[j] = frc.x, fy[j] = frc.y, fz[j] = frc.z;
+            tix[j] = ki.t.x, tiy[j] = ki.t.y, tiz[j] = ki.t.z;
+            tkx[j] = ik.t.x, tky[j] = ik.t.y, tkz[j] = ik.t.z;
         }
     }
 }
 
-/* Apply the results: the force on i, its torque and the virial summed over the pairs by lane
- * (the compiler vectorises this loop by itself; "omp simd" would privatise the small local
- * arrays and fail), then over the lanes in a fixed order; then each pair's force and torque
- * on k and, when asked, its per-atom virial in list order. */
-static void polar_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
-                        double *vir, double (*vatom)[6])
+static void polar_pairs(const polar_ctx *pc, const amoeba_batch *b, int npad)
 {
-    double fi[3][LANES] = {{0}}, ti[3][LANES] = {{0}}, v[6][LANES] = {{0}};
-    for (int j0 = 0; j0 < b->n; j0 += LANES) {
-        const double *out = pair_slot(b->scratch, j0);
-        const double *rx = b->rx + j0, *ry = b->ry + j0, *rz = b->rz + j0;
-        for (int j = 0; j < LANES; j++) {
-            const double r[3] = {rx[j], ry[j], rz[j]};
-            const double frc[3] = {out[OUT_F * LANES + j], out[(OUT_F + 1) * LANES + j],
-                                   out[(OUT_F + 2) * LANES + j]};
-            double vp[6];
-            amoeba_pair_virial(r, frc, vp);
+    if (pc->smooth)
+        polar_pairs_mode(pc, b, npad, 1);
+    else
+        polar_pairs_mode(pc, b, npad, 0);
+}
+
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+
+static inline void lane2_add(double *p, lane2 v)
+{
+    lane2 o;
+    memcpy(&o, p, sizeof o);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
+/* Adds four pairs' forces and torques, res = {fx, fy, fz, tx, ty, tz} by pair, onto their
+ * partners k[0..3]: transposed into each pair's rows {fx fy fz tx} and {ty tz}, so that a
+ * pair takes two 2-wide and two scalar additions instead of six scalar ones. */
+static inline void add_rows4(const lane4 res[6], const int *k, double (*f)[3], double (*tq)[3])
+{
+    const lane4 e01 = __builtin_shufflevector(res[0], res[1], 0, 4, 2, 6);   /* x0 y0 x2 y2 */
+    const lane4 o01 = __builtin_shufflevector(res[0], res[1], 1, 5, 3, 7);   /* x1 y1 x3 y3 */
+    const lane4 e23 = __builtin_shufflevector(res[2], res[3], 0, 4, 2, 6);
+    const lane4 o23 = __builtin_shufflevector(res[2], res[3], 1, 5, 3, 7);
+    const lane4 e45 = __builtin_shufflevector(res[4], res[5], 0, 4, 2, 6);
+    const lane4 o45 = __builtin_shufflevector(res[4], res[5], 1, 5, 3, 7);
+    const lane4 row[4] = {__builtin_shufflevector(e01, e23, 0, 1, 4, 5),
+                          __builtin_shufflevector(o01, o23, 0, 1, 4, 5),
+                          __builtin_shufflevector(e01, e23, 2, 3, 6, 7),
+                          __builtin_shufflevector(o01, o23, 2, 3, 6, 7)};
+    const lane2 tyz[4] = {__builtin_shufflevector(e45, e45, 0, 1),
+                          __builtin_shufflevector(o45, o45, 0, 1),
+                          __builtin_shufflevector(e45, e45, 2, 3),
+                          __builtin_shufflevector(o45, o45, 2, 3)};
+    for (int l = 0; l < LANES; l++) {
+        lane2_add(f[k[l]], __builtin_shufflevector(row[l], row[l], 0, 1));
+        f[k[l]][2] += row[l][2];
+        tq[k[l]][0] += row[l][3];
+        lane2_add(tq[k[l]] + 1, tyz[l]);
+    }
+}
+
+/* Apply the results: the force on i, its torque and the virial summed over the padded batch
+ * as vectors, then over the lanes in a fixed order; then each pair's force and torque on k
+ * (four at a time unless per-atom virials are asked) and its per-atom virial, in list
+ * order. */
+static void polar_apply(const amoeba_batch *b, int npad, int i, double (*f)[3],
+                        double (*tq)[3], double *vir, double (*vatom)[6])
+{
+    const size_t cap = (size_t)b->cap;
+    const double *out[NSCRATCH];
+    for (int v = OUT_F; v < NSCRATCH; v++) out[v] = b->scratch + v * cap;
+    lane4 fi[3] = {0}, ti[3] = {0}, v[6] = {0};
+    for (int j = 0; j < npad; j += LANES) {
+        const lane4 rx = lane4_load(b->rx + j), ry = lane4_load(b->ry + j);
+        const lane4 rz = lane4_load(b->rz + j);
+        const lane4 fx = lane4_load(out[OUT_F] + j), fy = lane4_load(out[OUT_F + 1] + j);
+        const lane4 fz = lane4_load(out[OUT_F + 2] + j);
+        fi[0] += fx, fi[1] += fy, fi[2] += fz;
+        for (int c = 0; c < 3; c++) ti[c] += lane4_load(out[OUT_TI + c] + j);
+        /* amoeba_pair_virial */
+        v[0] += rx * fx, v[1] += ry * fy, v[2] += rz * fz;
+        v[3] += 0.5 * (ry * fx + rx * fy);
+        v[4] += 0.5 * (rz * fx + rx * fz);
+        v[5] += 0.5 * (rz * fy + ry * fz);
+    }
+    for (int l = 0; l < LANES; l++) {
+        for (int c = 0; c < 3; c++) {
+            f[i][c] -= fi[c][l];
+            tq[i][c] += ti[c][l];
+        }
+        for (int c = 0; c < 6; c++) vir[c] += v[c][l];
+    }
+    int j = 0;
+    if (!vatom)
+        for (; j + LANES <= b->n; j += LANES) {
+            lane4 res[6];
             for (int c = 0; c < 3; c++) {
-                fi[c][j] += frc[c];
-                ti[c][j] += out[(OUT_TI + c) * LANES + j];
+                res[c] = lane4_load(out[OUT_F + c] + j);
+                res[3 + c] = lane4_load(out[OUT_TK + c] + j);
             }
-            for (int c = 0; c < 6; c++) v[c][j] += vp[c];
+            add_rows4(res, b->k + j, f, tq);
         }
-    }
-    for (int j = 0; j < LANES; j++) {
-        for (int c = 0; c < 3; c++) {
-            f[i][c] -= fi[c][j];
-            tq[i][c] += ti[c][j];
-        }
-        for (int c = 0; c < 6; c++) vir[c] += v[c][j];
-    }
-    for (int j = 0; j < b->n; j++) {
+    for (; j < b->n; j++) {
         const int k = b->k[j];
-        const double *out = pair_slot(b->scratch, j);
         for (int c = 0; c < 3; c++) {
-            f[k][c] += out[(OUT_F + c) * LANES];
-            tq[k][c] += out[(OUT_TK + c) * LANES];
+            f[k][c] += out[OUT_F + c][j];
+            tq[k][c] += out[OUT_TK + c][j];
         }
         if (vatom) {
             const double r[3] = {b->rx[j], b->ry[j], b->rz[j]};
-            const double frc[3] = {out[OUT_F * LANES], out[(OUT_F + 1) * LANES],
-                                   out[(OUT_F + 2) * LANES]};
+            const double frc[3] = {out[OUT_F][j], out[OUT_F + 1][j], out[OUT_F + 2][j]};
             double vp[6];
             amoeba_pair_virial(r, frc, vp);
             amoeba_vatom_pair(vatom, i, k, vp);
@@ -368,14 +395,11 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
     const double (*x)[3] = a->x;
     const int nt = pk_max_threads();
     const double off2 = m->set.polar_cut * m->set.polar_cut;
-    const thole_range tr = thole_range_of(m);
-    pair_scales tab[2][5];
     amoeba_switch sw;
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk polar: no force array");
     if (amoeba_switch_init(m, 1, &sw, st)) return st->code;
     if (!s->amgroup) return pk_fail(st, PK_ERR_ARG, "amoeba/pk: polarization needs amgroup");
-    pair_scales_fill(m, tab);
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
         (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
@@ -391,20 +415,31 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
-        polar_site ps;
-        ps.hf = 0.5 * PK_AMOEBA_ELECTRIC / m->dielectric;
-        ps.start = sw.on ? sw.start : DBL_MAX;
-        ps.inv_width = sw.on ? 1.0 / sw.width : 1.0;
+        const int mutual = m->polarization == PK_AMOEBA_POLAR_MUTUAL;
+        polar_ctx pc;
+        pc.pdamp = m->pdamp, pc.thole = m->thole;
+        pc.intra = m->polar_intra, pc.pscale = m->polar_scale;
+        pc.amtype = s->amtype, pc.amgroup = s->amgroup;
+        pc.rpole = rpole, pc.u = u;
+        pc.d11 = m->direct11_scale;
+        pc.u11 = mutual ? m->mutual11_scale : 0.0;
+        pc.u1 = mutual ? 1.0 : 0.0;
+        pc.hf = 0.5 * PK_AMOEBA_ELECTRIC / m->dielectric;
+        pc.smooth = sw.on;
+        pc.start = sw.on ? sw.start : 0.0;
+        pc.inv_width = sw.on ? 1.0 / sw.width : 1.0;
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
-            const int i = nl->ilist[ii];
-            ps.mi = site_at(rpole[i], 1);
-            ps.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
-            ps.up = vec3_of(u[i][3], u[i][4], u[i][5]);
+            const int i = nl->ilist[ii], ti = s->amtype[i];
+            pc.mi = site_row(&rpole[0][0], 13 * (long)i);
+            pc.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
+            pc.up = vec3_of(u[i][3], u[i][4], u[i][5]);
+            pc.pdi = m->pdamp[ti], pc.thi = m->thole[ti], pc.gi = s->amgroup[i];
             amoeba_batch_pairs(&b, pairs, x, i, ii, off2, 0);
-            polar_inputs(m, s, tab, rpole, u, i, thole_far2(m, &tr, s->amtype[i]), &b);
-            polar_pairs(&ps, &b);
-            polar_apply(&b, i, f, tq, part + 1, vatom);
+            const int npad = (b.n + LANES - 1) / LANES * LANES;   /* the batch's padding */
+            polar_inputs(&pc, &b, npad);
+            polar_pairs(&pc, &b, npad);
+            polar_apply(&b, npad, i, f, tq, part + 1, vatom);
         }
     }
     pk_accum_reduce(&w->acc_f);
