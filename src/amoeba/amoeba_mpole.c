@@ -55,9 +55,8 @@ static inline void qmul(const double *q, const double v[3], double out[3])
  * follows from the invariance of E under rotating the pair as a whole:
  * ti + tk + r x frc = 0. */
 static inline __attribute__((always_inline)) double
-amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk,
-                                       const double r[3], const double b[6], double frc[3],
-                                       double tk[3])
+amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk, const double r[3], const double b[6],
+                  double frc[3], double tk[3])
 {
     const double *di = si->d, *dk = sk->d;
     double qi[3], qk[3];
@@ -81,8 +80,8 @@ amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk,
     /* -dE/dr pieces: radial part plus the explicit r-dependence of the moment products,
      *   frc = de r + g1 di + g2 dk + g3 (Qk di - Qi dk) + g4 Qi r + g5 Qk r
      *         + g6 (Qi Qk r + Qk Qi r),
-     * where the quadrupole terms regroup as Qk u + Qi w, u = g3 di + g6 Qi r,
-     * w = g6 Qk r - g3 dk */
+     * where the quadrupole terms regroup as Qk U + Qi W with u = g3 di + g6 Qi r,
+     * U = u + g5 r and W = g6 Qk r - g3 dk + g4 r */
     const double de = t1 * b[1] + t2 * b[2] + t3 * b[3] + t4 * b[4] + t5 * b[5];
     const double g1 = -sk->c * b[1] + dkr * b[2] - qkr * b[3];
     const double g2 = si->c * b[1] + dir * b[2] + qir * b[3];
@@ -90,35 +89,31 @@ amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk,
     const double g4 = 2.0 * (-sk->c * b[2] + dkr * b[3] - qkr * b[4]);
     const double g5 = 2.0 * (-si->c * b[2] - dir * b[3] - qir * b[4]);
     const double g6 = 4.0 * b[3];
-    double u[3], w[3], qku[3], qiw[3];
+    double u[3], uu[3], ww[3], qku[3], qiw[3], p2[3];
     for (int d = 0; d < 3; d++) {
         u[d] = g3 * di[d] + g6 * qi[d];
-        w[d] = g6 * qk[d] - g3 * dk[d];
+        uu[d] = u[d] + g5 * r[d];
+        ww[d] = g6 * qk[d] - g3 * dk[d] + g4 * r[d];
+        p2[d] = g2 * dk[d];
     }
-    qmul(sk->q, u, qku);
-    qmul(si->q, w, qiw);
-    for (int d = 0; d < 3; d++)
-        frc[d] = de * r[d] + g1 * di[d] + g2 * dk[d] + g4 * qi[d] + g5 * qk[d] + qku[d] + qiw[d];
+    qmul(sk->q, uu, qku);
+    qmul(si->q, ww, qiw);
+    for (int d = 0; d < 3; d++) frc[d] = de * r[d] + g1 * di[d] + p2[d] + qku[d] + qiw[d];
 
     /* torque on k: moment x field-like terms (Tinker emreal1d),
      *   tk = B1 di x dk + g2 dk x r - g5 r x Qk r - g6 (r x Qk Qi r - Qk r x Qi r)
      *        - g3 (di x Qk r + dk x Qi r - 2 axial(Qi Qk) + r x Qk di)
      *      = dk x (-B1 di - g3 Qi r) + Qk r x u + 2 g3 axial(Qi Qk)
-     *        - r x (g2 dk + g5 Qk r + Qk u);
+     *        - r x (g2 dk + Qk U);
      * with symmetric Qi, Qk the axial vector of Qi Qk (its antisymmetric part) is
-     * sum_c (Qi e_c) x (Qk e_c) */
-    double ax[3] = {0.0, 0.0, 0.0};
-    for (int col = 0; col < 3; col++) {
-        const int *q = QIDX[col];
-        const double qie[3] = {a[q[0]], a[q[1]], a[q[2]]}, qke[3] = {c[q[0]], c[q[1]], c[q[2]]};
-        double x[3];
-        cross3(qie, qke, x);
-        for (int d = 0; d < 3; d++) ax[d] += x[d];
-    }
+     * sum_c (Qi e_c) x (Qk e_c), written out below in the six components of each */
+    const double ax[3] = {a[1] * c[2] - a[2] * c[1] + (a[3] - a[5]) * c[4] + a[4] * (c[5] - c[3]),
+                          a[4] * c[1] - a[1] * c[4] + (a[5] - a[0]) * c[2] + a[2] * (c[0] - c[5]),
+                          a[2] * c[4] - a[4] * c[2] + (a[0] - a[3]) * c[1] + a[1] * (c[3] - c[0])};
     double v1[3], v2[3], x1[3], x2[3], x3[3];
     for (int d = 0; d < 3; d++) {
         v1[d] = -b[1] * di[d] - g3 * qi[d];
-        v2[d] = g2 * dk[d] + g5 * qk[d] + qku[d];
+        v2[d] = p2[d] + qku[d];
     }
     cross3(dk, v1, x1);
     cross3(qk, u, x2);
