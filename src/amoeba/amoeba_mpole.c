@@ -16,11 +16,11 @@
  * global moments; the torques are the derivatives with respect to rotating each site's
  * moments, turned into forces on the frame atoms by pk_amoeba_torque_forces.
  *
- * The pairs of one atom i run over its neighbour batch (amoeba_batch.c): a scalar loop
- * gathers the neighbours' moments into scratch arrays, a SIMD loop computes each pair's
- * energy, force and torque on k (in SMOOTH mode a second one shifts and switches them),
- * a third sums the energy, virial and force and torque on i, and a scalar loop adds the
- * results to the atoms k in list order. */
+ * The pairs of one atom i run over its neighbour batch (amoeba_batch.c): a SIMD loop
+ * reads the neighbours' moments from their rpole rows and computes each pair's energy,
+ * force and torque on k (in SMOOTH mode also shifted and switched) into scratch arrays;
+ * a loop over groups of four pairs adds the forces and torques to the atoms k in list
+ * order and sums the energy, virial and force and torque on i. */
 #include <math.h>
 #include <string.h>
 
@@ -122,9 +122,9 @@ amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk, const double r[3],
     return e;
 }
 
-/* Scratch arrays of a batch: the partner's row in rpole (13 k, a long) and the pair's
- * Coulomb constant times its 1-n scale factor (inputs); the pair energy, force on k and
- * torque on k (results). */
+/* Scratch arrays of a batch: the partner's row in rpole (13 k, a long: with int inputs GCC
+ * vectorizes the pair loop by 8 pairs and spills) and the pair's Coulomb constant times its
+ * 1-n scale factor (inputs); the pair energy, force on k and torque on k (results). */
 enum { IN_ROW, IN_FSCALE, OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3 };
 
 /* The SIMD loops run over whole vectors of 4 pairs, the batch's padding included
@@ -153,8 +153,7 @@ typedef struct {
 } mpole_ctx;
 
 /* Pair s of the batch of atom i: energy, force on k and torque on k into the scratch. The
- * partner's moments are read from its rpole row; a padding pair (s >= n) gets scale factor
- * 0. With smooth (a constant after inlining) the pair's energy e gets its charge-charge part
+ * partner's moments are read from its rpole row. With smooth (a constant after inlining) the pair's energy e gets its charge-charge part
  * shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2) (qq: the scaled charge product times the
  * Coulomb constant), then all of it times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5,
  * x = (r - start) / width clamped at 0 (as amoeba_switch_eval, but branch-free); the force
@@ -200,8 +199,8 @@ mpole_simd_pair(const mpole_ctx *c, const double *rpole, const amoeba_batch *b, 
     }
 }
 
-/* The pairs of atom i with its batch (mpole_simd_pair, one SIMD loop), after their inputs:
- * the partners' rows and the pairs' scale factors (0 for the padding). */
+/* The pairs of atom i with its batch: their inputs (the partners' rows, the scale factors,
+ * 0 for the padding), then the pairs themselves in one SIMD loop (mpole_simd_pair). */
 static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c,
                                                               const amoeba_batch *b, int smooth)
 {
@@ -246,23 +245,17 @@ static inline void lane2_add(double *p, lane2 v)
     memcpy(p, &o, sizeof o);
 }
 
-static inline lane4 lane4_bcast(double v)
-{
-    const lane4 r = {v, v, v, v};
-    return r;
-}
-
-/* Add the batch's results to its partners k, the force and torque on k, and sum them (the
- * sums of mpole_sums): four pairs at a time (the padding adds zeros to partner 0), their
- * six result arrays transposed into the partners' x, y pairs and z values. Then, when
- * asked for, half each pair's energy and virial to k. */
-static mpole_sums mpole_apply(const amoeba_batch *b, double (*f)[3], double (*tq)[3],
+/* Add the batch's results: the force and torque on each partner k, four pairs at a time
+ * (the padding adds zeros to partner 0), their six result arrays transposed into the
+ * partners' x, y pairs and z values, while summing them (mpole_sums); when per-atom values
+ * are asked for, half each pair's energy and virial to k; then the sums on i. */
+static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
                               double *eatom, double (*vatom)[6])
 {
     const size_t cap = (size_t)b->cap;
     const double *out = b->scratch;
     const int *ks = b->k;
-    const lane4 zero = lane4_bcast(0.0);
+    const lane4 zero = {0.0, 0.0, 0.0, 0.0};
     lane4 se = zero, sf[3] = {zero, zero, zero}, st[3] = {zero, zero, zero};
     lane4 sv[6] = {zero, zero, zero, zero, zero, zero};
     for (int s = 0; s < padded(b->n); s += 4) {
@@ -321,6 +314,13 @@ static mpole_sums mpole_apply(const amoeba_batch *b, double (*f)[3], double (*tq
             }
         }
     }
+    for (int d = 0; d < 3; d++) {
+        f[i][d] -= sum.f[d];
+        tq[i][d] += sum.t[d];
+    }
+    if (eatom) eatom[i] += 0.5 * sum.e;
+    if (vatom)
+        for (int c = 0; c < 6; c++) vatom[i][c] += 0.5 * sum.vir[c];
     return sum;
 }
 
@@ -354,27 +354,20 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
-        mpole_ctx c = {.rpole = &rpole[0][0], .R = cut, .iR2 = 1.0 / (cut * cut),
-                       .start = sw.on ? sw.start : 0.0, .iw = sw.on ? 1.0 / sw.width : 1.0};
-        for (int k = 0; k < 5; k++) c.fscale[k] = felec * m->mpole_scale[k];
+        mpole_ctx ctx = {.rpole = &rpole[0][0], .R = cut, .iR2 = 1.0 / (cut * cut),
+                         .start = sw.on ? sw.start : 0.0, .iw = sw.on ? 1.0 / sw.width : 1.0};
+        for (int k = 0; k < 5; k++) ctx.fscale[k] = felec * m->mpole_scale[k];
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
-            c.si = mpole_site_of(rpole[i]);
+            ctx.si = mpole_site_of(rpole[i]);
             amoeba_batch_pairs(&b, pairs, x, i, ii, cut * cut, 0);
-            if (sw.on) mpole_batch(&c, &b, 1);
-            else mpole_batch(&c, &b, 0);
-            const mpole_sums sum = mpole_apply(&b, f, tq, eatom, vatom);
-            for (int d = 0; d < 3; d++) {
-                f[i][d] -= sum.f[d];
-                tq[i][d] += sum.t[d];
-            }
-            if (eatom) eatom[i] += 0.5 * sum.e;
-            if (vatom)
-                for (int k = 0; k < 6; k++) vatom[i][k] += 0.5 * sum.vir[k];
+            if (sw.on) mpole_batch(&ctx, &b, 1);
+            else mpole_batch(&ctx, &b, 0);
+            const mpole_sums sum = mpole_apply(&b, i, f, tq, eatom, vatom);
             esum += sum.e;
-            for (int k = 0; k < 6; k++) vir[k] += sum.vir[k];
+            for (int c = 0; c < 6; c++) vir[c] += sum.vir[c];
         }
         part[0] = esum;
         for (int k = 0; k < 6; k++) part[1 + k] = vir[k];
