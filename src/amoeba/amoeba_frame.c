@@ -23,22 +23,23 @@
 
 #include "amoeba_internal.h"
 
+/* u(v) = v/|v| and 1/|v| */
 typedef struct {
     double n[3];
-    double len;
+    double inv;
 } unit3;
 
 static inline void unit_of(const double v[3], unit3 *u)
 {
-    u->len = sqrt(dot3(v, v));
-    for (int d = 0; d < 3; d++) u->n[d] = v[d] / u->len;
+    u->inv = 1.0 / sqrt(dot3(v, v));
+    for (int d = 0; d < 3; d++) u->n[d] = v[d] * u->inv;
 }
 
 /* gv += (gn - (gn.n) n) / |v| */
 static inline void unit_back(const unit3 *u, const double gn[3], double gv[3])
 {
     const double p = dot3(gn, u->n);
-    for (int d = 0; d < 3; d++) gv[d] += (gn[d] - p * u->n[d]) / u->len;
+    for (int d = 0; d < 3; d++) gv[d] += (gn[d] - p * u->n[d]) * u->inv;
 }
 
 /* Everything the backward pass needs from the forward construction. */

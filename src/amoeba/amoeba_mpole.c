@@ -16,12 +16,13 @@
  * global moments; the torques are the derivatives with respect to rotating each site's
  * moments, turned into forces on the frame atoms by pk_amoeba_torque_forces.
  *
- * The pairs of one atom i run over its neighbour batch (amoeba_batch.c): a scalar loop
- * gathers the neighbours' moments into scratch arrays, a SIMD loop computes each pair's
- * energy, force and torque on k (in SMOOTH mode a second one shifts and switches them),
- * a third sums the energy, virial and force and torque on i, and a scalar loop adds the
- * results to the atoms k in list order. */
+ * The pairs of one atom i run over its neighbour batch (amoeba_batch.c): a SIMD loop
+ * reads the neighbours' moments from their rpole rows and computes each pair's energy,
+ * force and torque on k (in SMOOTH mode also shifted and switched) into scratch arrays;
+ * a loop over groups of four pairs adds the forces and torques to the atoms k in list
+ * order and sums the energy, virial and force and torque on i. */
 #include <math.h>
+#include <string.h>
 
 #include "amoeba_internal.h"
 
@@ -53,9 +54,9 @@ static inline void qmul(const double *q, const double v[3], double out[3])
  * plain (2n-1)!!/r^(2n+1) and the Thole-damped kernels both satisfy. The torque on i
  * follows from the invariance of E under rotating the pair as a whole:
  * ti + tk + r x frc = 0. */
-static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk,
-                                       const double r[3], const double b[6], double frc[3],
-                                       double tk[3])
+static inline __attribute__((always_inline)) double
+amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk, const double r[3], const double b[6],
+                  double frc[3], double tk[3])
 {
     const double *di = si->d, *dk = sk->d;
     double qi[3], qk[3];
@@ -79,8 +80,8 @@ static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *s
     /* -dE/dr pieces: radial part plus the explicit r-dependence of the moment products,
      *   frc = de r + g1 di + g2 dk + g3 (Qk di - Qi dk) + g4 Qi r + g5 Qk r
      *         + g6 (Qi Qk r + Qk Qi r),
-     * where the quadrupole terms regroup as Qk u + Qi w, u = g3 di + g6 Qi r,
-     * w = g6 Qk r - g3 dk */
+     * where the quadrupole terms regroup as Qk U + Qi W with u = g3 di + g6 Qi r,
+     * U = u + g5 r and W = g6 Qk r - g3 dk + g4 r */
     const double de = t1 * b[1] + t2 * b[2] + t3 * b[3] + t4 * b[4] + t5 * b[5];
     const double g1 = -sk->c * b[1] + dkr * b[2] - qkr * b[3];
     const double g2 = si->c * b[1] + dir * b[2] + qir * b[3];
@@ -88,35 +89,31 @@ static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *s
     const double g4 = 2.0 * (-sk->c * b[2] + dkr * b[3] - qkr * b[4]);
     const double g5 = 2.0 * (-si->c * b[2] - dir * b[3] - qir * b[4]);
     const double g6 = 4.0 * b[3];
-    double u[3], w[3], qku[3], qiw[3];
+    double u[3], uu[3], ww[3], qku[3], qiw[3], p2[3];
     for (int d = 0; d < 3; d++) {
         u[d] = g3 * di[d] + g6 * qi[d];
-        w[d] = g6 * qk[d] - g3 * dk[d];
+        uu[d] = u[d] + g5 * r[d];
+        ww[d] = g6 * qk[d] - g3 * dk[d] + g4 * r[d];
+        p2[d] = g2 * dk[d];
     }
-    qmul(sk->q, u, qku);
-    qmul(si->q, w, qiw);
-    for (int d = 0; d < 3; d++)
-        frc[d] = de * r[d] + g1 * di[d] + g2 * dk[d] + g4 * qi[d] + g5 * qk[d] + qku[d] + qiw[d];
+    qmul(sk->q, uu, qku);
+    qmul(si->q, ww, qiw);
+    for (int d = 0; d < 3; d++) frc[d] = de * r[d] + g1 * di[d] + p2[d] + qku[d] + qiw[d];
 
     /* torque on k: moment x field-like terms (Tinker emreal1d),
      *   tk = B1 di x dk + g2 dk x r - g5 r x Qk r - g6 (r x Qk Qi r - Qk r x Qi r)
      *        - g3 (di x Qk r + dk x Qi r - 2 axial(Qi Qk) + r x Qk di)
      *      = dk x (-B1 di - g3 Qi r) + Qk r x u + 2 g3 axial(Qi Qk)
-     *        - r x (g2 dk + g5 Qk r + Qk u);
+     *        - r x (g2 dk + Qk U);
      * with symmetric Qi, Qk the axial vector of Qi Qk (its antisymmetric part) is
-     * sum_c (Qi e_c) x (Qk e_c) */
-    double ax[3] = {0.0, 0.0, 0.0};
-    for (int col = 0; col < 3; col++) {
-        const int *q = QIDX[col];
-        const double qie[3] = {a[q[0]], a[q[1]], a[q[2]]}, qke[3] = {c[q[0]], c[q[1]], c[q[2]]};
-        double x[3];
-        cross3(qie, qke, x);
-        for (int d = 0; d < 3; d++) ax[d] += x[d];
-    }
+     * sum_c (Qi e_c) x (Qk e_c), written out below in the six components of each */
+    const double ax[3] = {a[1] * c[2] - a[2] * c[1] + (a[3] - a[5]) * c[4] + a[4] * (c[5] - c[3]),
+                          a[4] * c[1] - a[1] * c[4] + (a[5] - a[0]) * c[2] + a[2] * (c[0] - c[5]),
+                          a[2] * c[4] - a[4] * c[2] + (a[0] - a[3]) * c[1] + a[1] * (c[3] - c[0])};
     double v1[3], v2[3], x1[3], x2[3], x3[3];
     for (int d = 0; d < 3; d++) {
         v1[d] = -b[1] * di[d] - g3 * qi[d];
-        v2[d] = g2 * dk[d] + g5 * qk[d] + qku[d];
+        v2[d] = p2[d] + qku[d];
     }
     cross3(dk, v1, x1);
     cross3(qk, u, x2);
@@ -125,94 +122,17 @@ static inline double amoeba_mpole_pair(const mpole_site *si, const mpole_site *s
     return e;
 }
 
-/* Scratch arrays of a batch: the neighbour's moments and the pair's Coulomb constant times
- * its 1-n scale factor (inputs); the pair energy, force on k and torque on k (results). */
-enum {
-    IN_C, IN_D, IN_Q = IN_D + 3, IN_FSCALE = IN_Q + 6,
-    OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3
-};
+/* Scratch arrays of a batch: the partner's row in rpole (13 k, a long: with int inputs GCC
+ * vectorizes the pair loop by 8 pairs and spills) and the pair's Coulomb constant times its
+ * 1-n scale factor (inputs); the pair energy, force on k and torque on k (results). */
+enum { IN_ROW, IN_FSCALE, OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3 };
 
-/* The SIMD loops run over whole vectors of 4 pairs: the batch's padding pairs at
- * r = (1, 0, 0) get scale factor 0 here (mpole_fill), so their results are exactly 0. */
+/* The SIMD loops run over whole vectors of 4 pairs, the batch's padding included
+ * (r = (1, 0, 0), partner 0): a padding pair gets scale factor 0, so B_n = 0 and its
+ * results are exactly 0. */
 static inline int padded(int n)
 {
     return (n + 3) & ~3;
-}
-
-/* The moments of the neighbours and the pair scale factors into the batch's scratch. */
-static void mpole_fill(const amoeba_batch *b, const double (*rpole)[13], const double *scale,
-                       double felec)
-{
-    double *in = b->scratch;
-    const size_t cap = (size_t)b->cap;
-    for (int s = 0; s < b->n; s++) {
-        const mpole_site sk = mpole_site_of(rpole[b->k[s]]);
-        in[IN_C * cap + s] = sk.c;
-        for (int d = 0; d < 3; d++) in[(IN_D + d) * cap + s] = sk.d[d];
-        for (int c = 0; c < 6; c++) in[(IN_Q + c) * cap + s] = sk.q[c];
-        in[IN_FSCALE * cap + s] = felec * scale[b->cls[s]];
-    }
-    for (int s = b->n; s < padded(b->n); s++)
-        for (int c = IN_C; c <= IN_FSCALE; c++) in[c * cap + s] = 0.0;
-}
-
-/* Pair s of site si with its batch: energy, force on k and torque on k from the scratch
- * inputs into the scratch results. A pair with scale factor 0 has B_n = 0 and gives
- * exactly 0. Inlined into the SIMD loop, which must not take the addresses of its own
- * locals (GCC then keeps them in memory per lane and does not vectorize): all arrays
- * live in here. */
-static inline void mpole_simd_pair(const mpole_site *si, const amoeba_batch *b, int s)
-{
-    double *io = b->scratch;
-    const size_t cap = (size_t)b->cap;
-    mpole_site sk;
-    sk.c = io[IN_C * cap + s];
-    for (int d = 0; d < 3; d++) sk.d[d] = io[(IN_D + d) * cap + s];
-    for (int c = 0; c < 6; c++) sk.q[c] = io[(IN_Q + c) * cap + s];
-    const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
-    const double ir = 1.0 / sqrt(b->r2[s]), ir2 = ir * ir;
-    double bn[6], frc[3], tk[3];
-    bn[0] = io[IN_FSCALE * cap + s] * ir;
-    for (int n = 1; n < 6; n++) bn[n] = (2 * n - 1) * bn[n - 1] * ir2;
-    io[OUT_E * cap + s] = amoeba_mpole_pair(si, &sk, r, bn, frc, tk);
-    for (int d = 0; d < 3; d++) {
-        io[(OUT_F + d) * cap + s] = frc[d];
-        io[(OUT_TK + d) * cap + s] = tk[d];
-    }
-}
-
-/* SMOOTH mode (pk_amoeba.h), applied to the batch's results of site i (charge ci): each
- * pair's energy e with its charge-charge part shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2)
- * (qq: the scaled charge product times the Coulomb constant), then all of it times
- * S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5, x = (r - start) / width clamped at 0 (as
- * amoeba_switch_eval, but branch-free); the force on k picks up the shift's and the
- * switch's radial terms, the torque on k (and so that on i) scales with S. */
-static void mpole_smooth_batch(const amoeba_batch *b, double ci, const amoeba_switch *sw,
-                               double R)
-{
-    const size_t cap = (size_t)b->cap;
-    double *io = b->scratch;
-    const double *ck = io + IN_C * cap, *fscale = io + IN_FSCALE * cap;
-    double *pe = io + OUT_E * cap, *fx = io + OUT_F * cap, *fy = fx + cap, *fz = fy + cap,
-           *tx = io + OUT_TK * cap, *ty = tx + cap, *tz = ty + cap;
-    const double iR2 = 1.0 / (R * R), iw = 1.0 / sw->width;
-#pragma omp simd
-    for (int s = 0; s < padded(b->n); s++) {
-        const double rr = sqrt(b->r2[s]), qq = fscale[s] * ci * ck[s];
-        const double e = pe[s] - qq * (2.0 * R - rr) * iR2;
-        const double xs = (rr - sw->start) * iw, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
-        const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-        const double dsdr = -30.0 * x * x * y * y * iw;
-        /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
-        const double radial = -(sr * qq * iR2 + e * dsdr) / rr;
-        fx[s] = sr * fx[s] + radial * b->rx[s];
-        fy[s] = sr * fy[s] + radial * b->ry[s];
-        fz[s] = sr * fz[s] + radial * b->rz[s];
-        tx[s] *= sr;
-        ty[s] *= sr;
-        tz[s] *= sr;
-        pe[s] = sr * e;
-    }
 }
 
 /* Sums over one atom's batch: energy, force on the neighbours (minus that on i), torque on
@@ -222,67 +142,186 @@ typedef struct {
     double e, f[3], t[3], vir[6];
 } mpole_sums;
 
-static mpole_sums mpole_sum(const amoeba_batch *b)
+/* What the batch kernel of one atom i reads besides the batch: i's moments, the partners'
+ * rows (rpole), the Coulomb constant times the 1-n scale factor by special class, and the
+ * SMOOTH mode parameters (pk_amoeba.h): the cutoff R and the switch. */
+typedef struct {
+    mpole_site si;
+    const double *rpole;
+    double fscale[5];
+    double R, iR2, start, iw;
+} mpole_ctx;
+
+/* Pair s of the batch of atom i: energy, force on k and torque on k into the scratch. The
+ * partner's moments are read from its rpole row. With smooth (a constant after inlining) the pair's energy e gets its charge-charge part
+ * shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2) (qq: the scaled charge product times the
+ * Coulomb constant), then all of it times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5,
+ * x = (r - start) / width clamped at 0 (as amoeba_switch_eval, but branch-free); the force
+ * on k picks up the shift's and the switch's radial terms, the torque on k (and so that on
+ * i) scales with S. Always inlined into the SIMD loop, which must not take the addresses
+ * of its own locals (GCC then keeps them in memory per lane and does not vectorize): all
+ * arrays live in here. */
+static inline __attribute__((always_inline)) void
+mpole_simd_pair(const mpole_ctx *c, const double *rpole, const amoeba_batch *b, int s,
+                int smooth)
 {
+    double *io = b->scratch;
     const size_t cap = (size_t)b->cap;
-    const double *pe = b->scratch + OUT_E * cap, *pf = b->scratch + OUT_F * cap,
-                 *pt = b->scratch + OUT_TK * cap;
-    const double *rx = b->rx, *ry = b->ry, *rz = b->rz;
-    double e = 0, fx = 0, fy = 0, fz = 0, tx = 0, ty = 0, tz = 0;
-    double vxx = 0, vyy = 0, vzz = 0, vxy = 0, vxz = 0, vyz = 0;
-#pragma omp simd reduction(+ : e, fx, fy, fz, tx, ty, tz, vxx, vyy, vzz, vxy, vxz, vyz)
-    for (int s = 0; s < padded(b->n); s++) {
-        const double f0 = pf[s], f1 = pf[cap + s], f2 = pf[2 * cap + s];
-        e += pe[s];
-        fx += f0;
-        fy += f1;
-        fz += f2;
-        tx -= pt[s] + ry[s] * f2 - rz[s] * f1;
-        ty -= pt[cap + s] + rz[s] * f0 - rx[s] * f2;
-        tz -= pt[2 * cap + s] + rx[s] * f1 - ry[s] * f0;
-        vxx += rx[s] * f0;
-        vyy += ry[s] * f1;
-        vzz += rz[s] * f2;
-        vxy += 0.5 * (ry[s] * f0 + rx[s] * f1);
-        vxz += 0.5 * (rz[s] * f0 + rx[s] * f2);
-        vyz += 0.5 * (rz[s] * f1 + ry[s] * f2);
+    const long o = ((const long *)io)[IN_ROW * cap + s];   /* rpole indexed: a gather */
+    const mpole_site sk = {rpole[o], {rpole[o + 1], rpole[o + 2], rpole[o + 3]},
+                           {rpole[o + 4], rpole[o + 5], rpole[o + 6], rpole[o + 8], rpole[o + 9],
+                            rpole[o + 12]}};
+    const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
+    const double ir = 1.0 / sqrt(b->r2[s]), ir2 = ir * ir;
+    const double fs = io[IN_FSCALE * cap + s];
+    double bn[6], frc[3], tk[3];
+    bn[0] = fs * ir;
+    for (int n = 1; n < 6; n++) bn[n] = (2 * n - 1) * bn[n - 1] * ir2;
+    double e = amoeba_mpole_pair(&c->si, &sk, r, bn, frc, tk);
+    if (smooth) {
+        const double rr = b->r2[s] * ir, qq = fs * c->si.c * sk.c;
+        const double es = e - qq * (2.0 * c->R - rr) * c->iR2;
+        const double xs = (rr - c->start) * c->iw, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
+        const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
+        const double dsdr = -30.0 * x * x * y * y * c->iw;
+        /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
+        const double radial = -(sr * qq * c->iR2 + es * dsdr) * ir;
+        for (int d = 0; d < 3; d++) {
+            frc[d] = sr * frc[d] + radial * r[d];
+            tk[d] *= sr;
+        }
+        e = sr * es;
     }
-    const mpole_sums sum = {e, {fx, fy, fz}, {tx, ty, tz}, {vxx, vyy, vzz, vxy, vxz, vyz}};
-    return sum;
+    io[OUT_E * cap + s] = e;
+    for (int d = 0; d < 3; d++) {
+        io[(OUT_F + d) * cap + s] = frc[d];
+        io[(OUT_TK + d) * cap + s] = tk[d];
+    }
 }
 
-/* Add a batch's results: each pair's force and torque on k (and half its energy and virial
- * when per-atom values are asked for) in list order, then the sums on i. */
-static void mpole_apply(const amoeba_batch *b, int i, const mpole_sums *sum, double (*f)[3],
-                        double (*tq)[3], double *eatom, double (*vatom)[6])
+/* The pairs of atom i with its batch: their inputs (the partners' rows, the scale factors,
+ * 0 for the padding), then the pairs themselves in one SIMD loop (mpole_simd_pair). */
+static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c,
+                                                              const amoeba_batch *b, int smooth)
 {
     const size_t cap = (size_t)b->cap;
-    const double *e = b->scratch + OUT_E * cap, *fk = b->scratch + OUT_F * cap,
-                 *tk = b->scratch + OUT_TK * cap;
-    for (int s = 0; s < b->n; s++) {
-        const int k = b->k[s];
-        for (int d = 0; d < 3; d++) {
-            f[k][d] += fk[d * cap + s];
-            tq[k][d] += tk[d * cap + s];
-        }
-        if (eatom) eatom[k] += 0.5 * e[s];
-        if (vatom) {
-            const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
-            const double frc[3] = {fk[s], fk[cap + s], fk[2 * cap + s]};
-            const double v[6] = {r[0] * frc[0], r[1] * frc[1], r[2] * frc[2],
-                                 0.5 * (r[1] * frc[0] + r[0] * frc[1]),
-                                 0.5 * (r[2] * frc[0] + r[0] * frc[2]),
-                                 0.5 * (r[2] * frc[1] + r[1] * frc[2])};
-            for (int c = 0; c < 6; c++) vatom[k][c] += 0.5 * v[c];
+    const double *rpole = c->rpole, *fscale = c->fscale;
+    long *row = (long *)b->scratch + IN_ROW * cap;
+    double *fs = b->scratch + IN_FSCALE * cap;
+    const int *ks = b->k, *cls = b->cls, n = b->n;
+#pragma omp simd
+    for (int s = 0; s < padded(n); s++) {
+        const double f = fscale[cls[s]];
+        row[s] = 13 * (long)ks[s];
+        fs[s] = s < n ? f : 0.0;
+    }
+#pragma omp simd
+    for (int s = 0; s < padded(n); s++) mpole_simd_pair(c, rpole, b, s, smooth);
+}
+
+/* SIMD vectors of four and two doubles (GCC/Clang vector extensions) for mpole_apply. */
+typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+
+static inline lane4 lane4_load(const double *p)
+{
+    lane4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* a0 + a1 + a2 + a3 */
+static inline double lane4_sum(lane4 a)
+{
+    return (a[0] + a[2]) + (a[1] + a[3]);
+}
+
+/* p[0..1] += v */
+static inline void lane2_add(double *p, lane2 v)
+{
+    lane2 o;
+    memcpy(&o, p, sizeof o);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
+/* Add the batch's results: the force and torque on each partner k, four pairs at a time
+ * (the padding adds zeros to partner 0), their six result arrays transposed into the
+ * partners' x, y pairs and z values, while summing them (mpole_sums); when per-atom values
+ * are asked for, half each pair's energy and virial to k; then the sums on i. */
+static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
+                              double *eatom, double (*vatom)[6])
+{
+    const size_t cap = (size_t)b->cap;
+    const double *out = b->scratch;
+    const int *ks = b->k;
+    const lane4 zero = {0.0, 0.0, 0.0, 0.0};
+    lane4 se = zero, sf[3] = {zero, zero, zero}, st[3] = {zero, zero, zero};
+    lane4 sv[6] = {zero, zero, zero, zero, zero, zero};
+    for (int s = 0; s < padded(b->n); s += 4) {
+        lane4 v[6];
+        for (int d = 0; d < 6; d++) v[d] = lane4_load(out + (OUT_F + d) * cap + s);
+        const lane4 rx = lane4_load(b->rx + s), ry = lane4_load(b->ry + s),
+                    rz = lane4_load(b->rz + s);
+        se += lane4_load(out + OUT_E * cap + s);
+        for (int d = 0; d < 3; d++) sf[d] += v[d];
+        /* torque on i: -tk - r x frc */
+        st[0] -= v[3] + ry * v[2] - rz * v[1];
+        st[1] -= v[4] + rz * v[0] - rx * v[2];
+        st[2] -= v[5] + rx * v[1] - ry * v[0];
+        sv[0] += rx * v[0], sv[1] += ry * v[1], sv[2] += rz * v[2];
+        sv[3] += ry * v[0] + rx * v[1];
+        sv[4] += rz * v[0] + rx * v[2];
+        sv[5] += rz * v[1] + ry * v[2];
+        /* {fx fy} and {tx ty} of pairs 0 and 2 (even) and 1 and 3 (odd); {fz tz} the same */
+        const lane4 fe = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6);
+        const lane4 fo = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
+        const lane4 te = __builtin_shufflevector(v[3], v[4], 0, 4, 2, 6);
+        const lane4 to = __builtin_shufflevector(v[3], v[4], 1, 5, 3, 7);
+        const lane4 ze = __builtin_shufflevector(v[2], v[5], 0, 4, 2, 6);
+        const lane4 zo = __builtin_shufflevector(v[2], v[5], 1, 5, 3, 7);
+        const int k0 = ks[s], k1 = ks[s + 1], k2 = ks[s + 2], k3 = ks[s + 3];
+        lane2_add(f[k0], __builtin_shufflevector(fe, fe, 0, 1));
+        lane2_add(f[k1], __builtin_shufflevector(fo, fo, 0, 1));
+        lane2_add(f[k2], __builtin_shufflevector(fe, fe, 2, 3));
+        lane2_add(f[k3], __builtin_shufflevector(fo, fo, 2, 3));
+        lane2_add(tq[k0], __builtin_shufflevector(te, te, 0, 1));
+        lane2_add(tq[k1], __builtin_shufflevector(to, to, 0, 1));
+        lane2_add(tq[k2], __builtin_shufflevector(te, te, 2, 3));
+        lane2_add(tq[k3], __builtin_shufflevector(to, to, 2, 3));
+        f[k0][2] += ze[0], tq[k0][2] += ze[1], f[k2][2] += ze[2], tq[k2][2] += ze[3];
+        f[k1][2] += zo[0], tq[k1][2] += zo[1], f[k3][2] += zo[2], tq[k3][2] += zo[3];
+    }
+    mpole_sums sum;
+    sum.e = lane4_sum(se);
+    for (int d = 0; d < 3; d++) {
+        sum.f[d] = lane4_sum(sf[d]);
+        sum.t[d] = lane4_sum(st[d]);
+        sum.vir[d] = lane4_sum(sv[d]);
+        sum.vir[3 + d] = 0.5 * lane4_sum(sv[3 + d]);
+    }
+    if (eatom || vatom) {
+        const double *pe = out + OUT_E * cap, *fk = out + OUT_F * cap;
+        for (int s = 0; s < b->n; s++) {
+            const int k = ks[s];
+            if (eatom) eatom[k] += 0.5 * pe[s];
+            if (vatom) {
+                const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
+                const double frc[3] = {fk[s], fk[cap + s], fk[2 * cap + s]};
+                double v[6];
+                amoeba_pair_virial(r, frc, v);
+                for (int c = 0; c < 6; c++) vatom[k][c] += 0.5 * v[c];
+            }
         }
     }
     for (int d = 0; d < 3; d++) {
-        f[i][d] -= sum->f[d];
-        tq[i][d] += sum->t[d];
+        f[i][d] -= sum.f[d];
+        tq[i][d] += sum.t[d];
     }
-    if (eatom) eatom[i] += 0.5 * sum->e;
+    if (eatom) eatom[i] += 0.5 * sum.e;
     if (vatom)
-        for (int c = 0; c < 6; c++) vatom[i][c] += 0.5 * sum->vir[c];
+        for (int c = 0; c < 6; c++) vatom[i][c] += 0.5 * sum.vir[c];
+    return sum;
 }
 
 pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
@@ -315,18 +354,18 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
+        mpole_ctx ctx = {.rpole = &rpole[0][0], .R = cut, .iR2 = 1.0 / (cut * cut),
+                         .start = sw.on ? sw.start : 0.0, .iw = sw.on ? 1.0 / sw.width : 1.0};
+        for (int k = 0; k < 5; k++) ctx.fscale[k] = felec * m->mpole_scale[k];
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
-            const mpole_site si = mpole_site_of(rpole[i]);
+            ctx.si = mpole_site_of(rpole[i]);
             amoeba_batch_pairs(&b, pairs, x, i, ii, cut * cut, 0);
-            mpole_fill(&b, rpole, m->mpole_scale, felec);
-#pragma omp simd
-            for (int s = 0; s < padded(b.n); s++) mpole_simd_pair(&si, &b, s);
-            if (sw.on) mpole_smooth_batch(&b, si.c, &sw, cut);
-            const mpole_sums sum = mpole_sum(&b);
-            mpole_apply(&b, i, &sum, f, tq, eatom, vatom);
+            if (sw.on) mpole_batch(&ctx, &b, 1);
+            else mpole_batch(&ctx, &b, 0);
+            const mpole_sums sum = mpole_apply(&b, i, f, tq, eatom, vatom);
             esum += sum.e;
             for (int c = 0; c < 6; c++) vir[c] += sum.vir[c];
         }
