@@ -9,11 +9,102 @@
  * the site is shared f : (1-f) between H and P. Beyond set.vdw_taper the energy is
  * multiplied by the 5th-order taper S(r), reaching 0 at set.vdw_cut. */
 #include <math.h>
+#include <string.h>
 
 #include "amoeba_internal.h"
 
-/* per-pair scratch arrays: R_min, scaled epsilon, H-reduction share, energy, force */
-enum { HAL_SCRATCH = 7 };
+/* Per-step data of an atom, found once before the pair loops. A site: the reduced
+ * position and the share of the site's force that goes to the atom itself (f, or 1 without
+ * a partner). The class and the partner (-1 when unknown, i.e. beyond the ghost cutoff).
+ * The site forces of the pair loops are summed per site in rows of 4 (x, y, z, unused) and
+ * shared between each atom and its partner once per step: x_red is linear in x, so this
+ * equals sharing every pair's force. */
+typedef struct {
+    double x, y, z, share;
+} hal_site;
+typedef struct {
+    int cls, partner;
+} hal_atom;
+
+/* per-pair scratch arrays: R_min, scaled epsilon, energy, force on site j */
+enum { HAL_SCRATCH = 6 };
+
+typedef double hal_lane4 __attribute__((vector_size(4 * sizeof(double))));
+
+/* Gather the neighbours k of atom i whose sites are within off2 of i's into b (r = site k -
+ * site i) with their pair parameters: R_min (rrow: i's row of the table) and epsilon times
+ * the special-class scale (eps). Padded to a multiple of 4 by entries at r = (1, 0, 0) with
+ * eps = 0 on atom 0. A kept pair with a nonzero scale whose atom has no known partner sets
+ * *missing to that atom (i before k). Returns the padded count. */
+static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site *site,
+                      const hal_atom *ha, int i, double off2, const double *rrow,
+                      const double *erow, const double *vscale, double *rv, double *eps,
+                      int *missing)
+{
+    const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
+    const double xi = site[i].x, yi = site[i].y, zi = site[i].z;
+    int *bk = b->k, n = 0;
+    /* the entries within off2, compacted (written always, kept by advancing n: no branch
+     * to mispredict); about half of the list, so the rest is done for those only */
+    for (int jj = 0; jj < nn; jj++) {
+        const int e = jlist[jj], k = e & PK_AMOEBA_NEIGHMASK;
+        const double dx = site[k].x - xi, dy = site[k].y - yi, dz = site[k].z - zi;
+        bk[n] = e;
+        n += dx * dx + dy * dy + dz * dz <= off2;
+    }
+    b->n = n;
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
+    const int pi = ha[i].partner;
+    for (int q = 0; q < n; q++) {
+        const int e = bk[q], k = e & PK_AMOEBA_NEIGHMASK;
+        const hal_atom t = ha[k];
+        const double dx = site[k].x - xi, dy = site[k].y - yi, dz = site[k].z - zi;
+        const double scale = vscale[pk_amoeba_special(e)];
+        bk[q] = k;
+        rx[q] = dx;
+        ry[q] = dy;
+        rz[q] = dz;
+        rr[q] = dx * dx + dy * dy + dz * dz;
+        rv[q] = rrow[t.cls];
+        eps[q] = erow[t.cls] * scale;
+        if ((pi | t.partner) < 0 && scale != 0.0) *missing = pi < 0 ? i : k;
+    }
+    for (; n % 4; n++) {
+        bk[n] = 0;
+        rx[n] = rr[n] = rv[n] = 1.0;
+        ry[n] = rz[n] = eps[n] = 0.0;
+    }
+    return n;
+}
+
+/* Add the forces gx, gy, gz of the npad (a multiple of 4) entries to the site forces fs of
+ * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. */
+static void hal_scatter(const int *k, const double *gx, const double *gy, const double *gz,
+                        int npad, double (*fs)[4])
+{
+    const hal_lane4 zero = {0.0, 0.0, 0.0, 0.0};
+    for (int n = 0; n < npad; n += 4) {
+        hal_lane4 x, y, z, row[4];
+        memcpy(&x, gx + n, sizeof x);
+        memcpy(&y, gy + n, sizeof y);
+        memcpy(&z, gz + n, sizeof z);
+        /* {x0 y0 x2 y2}, {x1 y1 x3 y3}, {z0 0 z2 0}, {z1 0 z3 0} */
+        const hal_lane4 xy0 = __builtin_shufflevector(x, y, 0, 4, 2, 6);
+        const hal_lane4 xy1 = __builtin_shufflevector(x, y, 1, 5, 3, 7);
+        const hal_lane4 z0 = __builtin_shufflevector(z, zero, 0, 4, 2, 6);
+        const hal_lane4 z1 = __builtin_shufflevector(z, zero, 1, 5, 3, 7);
+        row[0] = __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
+        row[1] = __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
+        row[2] = __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
+        row[3] = __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
+        for (int q = 0; q < 4; q++) {
+            hal_lane4 o;
+            memcpy(&o, fs[k[n + q]], sizeof o);
+            o += row[q];
+            memcpy(fs[k[n + q]], &o, sizeof o);
+        }
+    }
+}
 
 pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                       const pk_amoeba_list *nl, pk_amoeba_work *w, pk_out *out,
@@ -25,19 +116,34 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk hal: no force array");
 
-    /* reduced sites; an atom whose partner is unknown (-1) is an error only if used */
-    if (pk_buffer_reserve(&w->xred, (size_t)nall * 3, sizeof(double), st)) return st->code;
-    double (*xred)[3] = w->xred.data;
+    /* w->xred: the sites, nt arrays of site forces (hal_site rows), then the hal_atoms */
+    if (pk_buffer_reserve(&w->xred, (size_t)nall,
+                          (size_t)(1 + nt) * sizeof(hal_site) + sizeof(hal_atom), st))
+        return st->code;
+    hal_site *site = w->xred.data;
+    double (*fsite)[4] = (double (*)[4])(site + nall);
+    hal_atom *ha = (hal_atom *)(site + (size_t)(1 + nt) * nall);
     for (int i = 0; i < nall; i++) {
-        const int p = s->hred[i];
-        const double f = m->vdw_red[m->type_class[s->amtype[i]]];
-        for (int d = 0; d < 3; d++)
-            xred[i][d] = (p >= 0 && p != i) ? f * (x[i][d] - x[p][d]) + x[p][d] : x[i][d];
+        const int p = s->hred[i], c = m->type_class[s->amtype[i]];
+        const double f = p >= 0 && p != i ? m->vdw_red[c] : 1.0;
+        ha[i].cls = c;
+        ha[i].partner = p;
+        site[i].share = f;
+        if (f == 1.0) {
+            site[i].x = x[i][0];
+            site[i].y = x[i][1];
+            site[i].z = x[i][2];
+        } else {
+            site[i].x = f * (x[i][0] - x[p][0]) + x[p][0];
+            site[i].y = f * (x[i][1] - x[p][1]) + x[p][1];
+            site[i].z = f * (x[i][2] - x[p][2]) + x[p][2];
+        }
     }
 
     amoeba_taper tp;
     amoeba_taper_init(&tp, m->set.vdw_taper, m->set.vdw_cut);
     const double dhal = m->set.dhal, ghal = m->set.ghal;
+    const int ncls = m->nclasses + 1;
 
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         (out->eatom && pk_accum_begin(&w->acc_e, nt, out->eatom, (size_t)nall, st)) ||
@@ -54,8 +160,9 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         double *eatom = out->eatom ? pk_accum_slice(&w->acc_e, tid) : NULL;
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
+        double (*fs)[4] = fsite + (size_t)tid * nall;
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
-        double *rv = b.scratch, *eps = rv + b.cap, *red = eps + b.cap, *en = red + b.cap;
+        double *rv = b.scratch, *eps = rv + b.cap, *en = eps + b.cap;
         double *gx = en + b.cap, *gy = gx + b.cap, *gz = gy + b.cap;
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
         int my_missing = -1;
@@ -63,30 +170,18 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
          * region's shared variables */
         const amoeba_taper t = tp;
         const double dh = dhal, gh = ghal;
+        memset(fs, 0, (size_t)nall * sizeof *fs);
 
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
-            const int i = nl->ilist[ii];
-            const int ci = m->type_class[s->amtype[i]];
-            const int iv = s->hred[i];
-            amoeba_batch_gather(&b, nl, (const double (*)[3])xred, i, t.off2);
-            /* pair parameters; a pair with a missing partner or scale 0 gets eps = 0; red is
-             * the share of the force on site j that goes to atom j (1 without a partner) */
-            for (int n = 0; n < b.n; n++) {
-                const int j = b.k[n], cj = m->type_class[s->amtype[j]];
-                const double scale = m->vdw_scale[b.cls[n]];
-                const int known = iv >= 0 && s->hred[j] >= 0;
-                if (!known && scale != 0.0) my_missing = iv < 0 ? i : j;
-                rv[n] = pk_amoeba_radmin(m, ci, cj);
-                eps[n] = known ? pk_amoeba_epsilon(m, ci, cj) * scale : 0.0;
-                red[n] = s->hred[j] == j || s->hred[j] < 0 ? 1.0 : m->vdw_red[cj];
-            }
-            const int nb = b.n;
+            const int i = nl->ilist[ii], ci = ha[i].cls;
+            const int np = hal_gather(&b, nl, site, ha, i, t.off2, m->radmin + ci * ncls,
+                                      m->epsmix + ci * ncls, m->vdw_scale, rv, eps, &my_missing);
             const double *r2s = b.r2, *rx = b.rx, *ry = b.ry, *rz = b.rz;
             double e_i = 0.0, fx = 0.0, fy = 0.0, fz = 0.0;
             double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0, v5 = 0.0;
 #pragma omp simd reduction(+ : e_i, fx, fy, fz, v0, v1, v2, v3, v4, v5)
-            for (int n = 0; n < nb; n++) {
+            for (int n = 0; n < np; n++) {
                 const double r2 = r2s[n], r = sqrt(r2), v = rv[n];
                 const double rv2 = v * v, rv7 = rv2 * rv2 * rv2 * v;
                 const double r6 = r2 * r2 * r2;
@@ -118,25 +213,10 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                 v4 += rx[n] * f2;
                 v5 += ry[n] * f2;
             }
-            /* the forces on the sites, shared between each H and its partner */
-            for (int n = 0; n < nb; n++) {
-                const int j = b.k[n], jv = s->hred[j] < 0 ? j : s->hred[j];
-                f[j][0] += red[n] * gx[n];
-                f[j][1] += red[n] * gy[n];
-                f[j][2] += red[n] * gz[n];
-                f[jv][0] += (1.0 - red[n]) * gx[n];
-                f[jv][1] += (1.0 - red[n]) * gy[n];
-                f[jv][2] += (1.0 - red[n]) * gz[n];
-            }
-            const double redi = iv == i ? 1.0 : m->vdw_red[ci];
-            f[i][0] -= redi * fx;
-            f[i][1] -= redi * fy;
-            f[i][2] -= redi * fz;
-            if (iv >= 0) {
-                f[iv][0] -= (1.0 - redi) * fx;
-                f[iv][1] -= (1.0 - redi) * fy;
-                f[iv][2] -= (1.0 - redi) * fz;
-            }
+            hal_scatter(b.k, gx, gy, gz, np, fs);
+            fs[i][0] -= fx;
+            fs[i][1] -= fy;
+            fs[i][2] -= fz;
             esum += e_i;
             vir[0] += v0;
             vir[1] += v1;
@@ -145,7 +225,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
             vir[4] += v4;
             vir[5] += v5;
             if (eatom || vatom)
-                for (int n = 0; n < nb; n++) {
+                for (int n = 0; n < b.n; n++) {
                     const int j = b.k[n];
                     if (eatom) {
                         eatom[i] += 0.5 * en[n];
@@ -154,6 +234,18 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                     const double v[6] = {rx[n] * gx[n], ry[n] * gy[n], rz[n] * gz[n],
                                          rx[n] * gy[n], rx[n] * gz[n], ry[n] * gz[n]};
                     amoeba_vatom_pair(vatom, i, j, v);
+                }
+        }
+        /* the site forces shared between each H and its partner (f : 1-f) */
+        for (int k = 0; k < nall; k++) {
+            const int p = ha[k].partner;
+            const double sh = site[k].share;
+            if (sh == 1.0)
+                for (int d = 0; d < 3; d++) f[k][d] += fs[k][d];
+            else
+                for (int d = 0; d < 3; d++) {
+                    f[k][d] += sh * fs[k][d];
+                    f[p][d] += (1.0 - sh) * fs[k][d];
                 }
         }
         part[0] = esum;
