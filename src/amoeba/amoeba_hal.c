@@ -13,15 +13,15 @@
 
 #include "amoeba_internal.h"
 
-/* Per-step data of an atom, found once before the pair loops. A site: the reduced
- * position and the share of the site's force that goes to the atom itself (f, or 1 without
- * a partner). The class and the partner (-1 when unknown, i.e. beyond the ghost cutoff).
- * The site forces of the pair loops are summed per site in rows of 4 (x, y, z, unused) and
- * shared between each atom and its partner once per step: x_red is linear in x, so this
- * equals sharing every pair's force. */
-typedef struct {
-    double x, y, z, share;
-} hal_site;
+/* Per-step data of an atom, found once before the pair loops: its site (the reduced
+ * position and the share of the site's force that goes to the atom itself: f, or 1 without
+ * a partner) as one SIMD vector of four doubles (GCC/Clang vector extension; the workspace
+ * is 64-byte aligned), its class and its partner (-1 when unknown, i.e. beyond the ghost
+ * cutoff). The pair loops sum the forces on each site in such vectors (x, y, z, 0); they are
+ * shared between each atom and its partner once per step, which equals sharing every pair's
+ * force since x_red is linear in x. */
+typedef double hal_lane4 __attribute__((vector_size(4 * sizeof(double))));
+typedef hal_lane4 hal_site;   /* x, y, z, share */
 typedef struct {
     int cls, partner;
 } hal_atom;
@@ -29,7 +29,24 @@ typedef struct {
 /* per-pair scratch arrays: R_min, scaled epsilon, energy, force on site j */
 enum { HAL_SCRATCH = 6 };
 
-typedef double hal_lane4 __attribute__((vector_size(4 * sizeof(double))));
+/* The vectors from centre c to the sites of entries e[0..3] (k | class bits), transposed
+ * into x, y, z. */
+static inline void hal_rows(const hal_site *site, const int *e, hal_lane4 c, hal_lane4 *x,
+                            hal_lane4 *y, hal_lane4 *z)
+{
+    const hal_lane4 d0 = site[e[0] & PK_AMOEBA_NEIGHMASK] - c;
+    const hal_lane4 d1 = site[e[1] & PK_AMOEBA_NEIGHMASK] - c;
+    const hal_lane4 d2 = site[e[2] & PK_AMOEBA_NEIGHMASK] - c;
+    const hal_lane4 d3 = site[e[3] & PK_AMOEBA_NEIGHMASK] - c;
+    /* {x0 x1 z0 z1} {y0 y1 .} {x2 x3 z2 z3} {y2 y3 .} */
+    const hal_lane4 t0 = __builtin_shufflevector(d0, d1, 0, 4, 2, 6);
+    const hal_lane4 t1 = __builtin_shufflevector(d0, d1, 1, 5, 3, 7);
+    const hal_lane4 t2 = __builtin_shufflevector(d2, d3, 0, 4, 2, 6);
+    const hal_lane4 t3 = __builtin_shufflevector(d2, d3, 1, 5, 3, 7);
+    *x = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    *y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+}
 
 /* Gather the neighbours k of atom i whose sites are within off2 of i's into b (r = site k -
  * site i) with their pair parameters: R_min (rrow: i's row of the table) and epsilon times
@@ -42,49 +59,68 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
                       int *missing)
 {
     const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
-    const double xi = site[i].x, yi = site[i].y, zi = site[i].z;
-    int *bk = b->k, n = 0;
+    const hal_lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
+    int *bk = b->k, n = 0, jj = 0;
     /* the entries within off2, compacted (written always, kept by advancing n: no branch
-     * to mispredict); about half of the list, so the rest is done for those only */
-    for (int jj = 0; jj < nn; jj++) {
-        const int e = jlist[jj], k = e & PK_AMOEBA_NEIGHMASK;
-        const double dx = site[k].x - xi, dy = site[k].y - yi, dz = site[k].z - zi;
-        bk[n] = e;
+     * to mispredict), four at a time; about half of the list, so the rest is done for
+     * those only */
+    for (; jj + 4 <= nn; jj += 4) {
+        int e[4];
+        memcpy(e, jlist + jj, sizeof e);
+        hal_lane4 x, y, z;
+        hal_rows(site, e, c, &x, &y, &z);
+        const hal_lane4 r2 = x * x + y * y + z * z;
+        for (int q = 0; q < 4; q++) {
+            bk[n] = e[q];
+            n += r2[q] <= off2;
+        }
+    }
+    for (; jj < nn; jj++) {
+        const hal_lane4 d = site[jlist[jj] & PK_AMOEBA_NEIGHMASK] - c;
+        const double dx = d[0], dy = d[1], dz = d[2];
+        bk[n] = jlist[jj];
         n += dx * dx + dy * dy + dz * dz <= off2;
     }
     b->n = n;
+    const int npad = (n + 3) / 4 * 4;
+    for (int q = n; q < npad; q++) bk[q] = 0;
     double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
     const int pi = ha[i].partner;
-    for (int q = 0; q < n; q++) {
-        const int e = bk[q], k = e & PK_AMOEBA_NEIGHMASK;
-        const hal_atom t = ha[k];
-        const double dx = site[k].x - xi, dy = site[k].y - yi, dz = site[k].z - zi;
-        const double scale = vscale[pk_amoeba_special(e)];
-        bk[q] = k;
-        rx[q] = dx;
-        ry[q] = dy;
-        rz[q] = dz;
-        rr[q] = dx * dx + dy * dy + dz * dz;
-        rv[q] = rrow[t.cls];
-        eps[q] = erow[t.cls] * scale;
-        if ((pi | t.partner) < 0 && scale != 0.0) *missing = pi < 0 ? i : k;
+    for (int q = 0; q < npad; q += 4) {
+        int e[4];
+        memcpy(e, bk + q, sizeof e);
+        hal_lane4 x, y, z;
+        hal_rows(site, e, c, &x, &y, &z);
+        const hal_lane4 r2 = x * x + y * y + z * z;
+        memcpy(rx + q, &x, sizeof x);
+        memcpy(ry + q, &y, sizeof y);
+        memcpy(rz + q, &z, sizeof z);
+        memcpy(rr + q, &r2, sizeof r2);
+        for (int l = 0; l < 4; l++) {
+            const int k = e[l] & PK_AMOEBA_NEIGHMASK;
+            const hal_atom t = ha[k];
+            const double scale = vscale[pk_amoeba_special(e[l])];
+            bk[q + l] = k;
+            rv[q + l] = rrow[t.cls];
+            eps[q + l] = erow[t.cls] * scale;
+            if ((pi | t.partner) < 0 && scale != 0.0 && q + l < n) *missing = pi < 0 ? i : k;
+        }
     }
-    for (; n % 4; n++) {
-        bk[n] = 0;
-        rx[n] = rr[n] = rv[n] = 1.0;
-        ry[n] = rz[n] = eps[n] = 0.0;
+    for (int q = n; q < npad; q++) {
+        rx[q] = rr[q] = rv[q] = 1.0;
+        ry[q] = rz[q] = eps[q] = 0.0;
     }
-    return n;
+    return npad;
 }
 
 /* Add the forces gx, gy, gz of the npad (a multiple of 4) entries to the site forces fs of
  * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. */
 static void hal_scatter(const int *k, const double *gx, const double *gy, const double *gz,
-                        int npad, double (*fs)[4])
+                        int npad, hal_lane4 *fs)
 {
     const hal_lane4 zero = {0.0, 0.0, 0.0, 0.0};
     for (int n = 0; n < npad; n += 4) {
-        hal_lane4 x, y, z, row[4];
+        hal_lane4 x, y, z;
         memcpy(&x, gx + n, sizeof x);
         memcpy(&y, gy + n, sizeof y);
         memcpy(&z, gz + n, sizeof z);
@@ -93,16 +129,10 @@ static void hal_scatter(const int *k, const double *gx, const double *gy, const 
         const hal_lane4 xy1 = __builtin_shufflevector(x, y, 1, 5, 3, 7);
         const hal_lane4 z0 = __builtin_shufflevector(z, zero, 0, 4, 2, 6);
         const hal_lane4 z1 = __builtin_shufflevector(z, zero, 1, 5, 3, 7);
-        row[0] = __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
-        row[1] = __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
-        row[2] = __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
-        row[3] = __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
-        for (int q = 0; q < 4; q++) {
-            hal_lane4 o;
-            memcpy(&o, fs[k[n + q]], sizeof o);
-            o += row[q];
-            memcpy(fs[k[n + q]], &o, sizeof o);
-        }
+        fs[k[n]] += __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
+        fs[k[n + 1]] += __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
+        fs[k[n + 2]] += __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
+        fs[k[n + 3]] += __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
     }
 }
 
@@ -116,28 +146,21 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk hal: no force array");
 
-    /* w->xred: the sites, nt arrays of site forces (hal_site rows), then the hal_atoms */
+    /* w->xred: the sites, nt arrays of site forces, then the hal_atoms */
     if (pk_buffer_reserve(&w->xred, (size_t)nall,
                           (size_t)(1 + nt) * sizeof(hal_site) + sizeof(hal_atom), st))
         return st->code;
     hal_site *site = w->xred.data;
-    double (*fsite)[4] = (double (*)[4])(site + nall);
+    hal_lane4 *fsite = site + nall;
     hal_atom *ha = (hal_atom *)(site + (size_t)(1 + nt) * nall);
     for (int i = 0; i < nall; i++) {
         const int p = s->hred[i], c = m->type_class[s->amtype[i]];
         const double f = p >= 0 && p != i ? m->vdw_red[c] : 1.0;
         ha[i].cls = c;
         ha[i].partner = p;
-        site[i].share = f;
-        if (f == 1.0) {
-            site[i].x = x[i][0];
-            site[i].y = x[i][1];
-            site[i].z = x[i][2];
-        } else {
-            site[i].x = f * (x[i][0] - x[p][0]) + x[p][0];
-            site[i].y = f * (x[i][1] - x[p][1]) + x[p][1];
-            site[i].z = f * (x[i][2] - x[p][2]) + x[p][2];
-        }
+        for (int d = 0; d < 3; d++)
+            site[i][d] = f == 1.0 ? x[i][d] : f * (x[i][d] - x[p][d]) + x[p][d];
+        site[i][3] = f;
     }
 
     amoeba_taper tp;
@@ -160,7 +183,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         double *eatom = out->eatom ? pk_accum_slice(&w->acc_e, tid) : NULL;
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
-        double (*fs)[4] = fsite + (size_t)tid * nall;
+        hal_lane4 *fs = fsite + (size_t)tid * nall;
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
         double *rv = b.scratch, *eps = rv + b.cap, *en = eps + b.cap;
         double *gx = en + b.cap, *gy = gx + b.cap, *gz = gy + b.cap;
@@ -214,9 +237,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                 v5 += ry[n] * f2;
             }
             hal_scatter(b.k, gx, gy, gz, np, fs);
-            fs[i][0] -= fx;
-            fs[i][1] -= fy;
-            fs[i][2] -= fz;
+            fs[i] -= (hal_lane4){fx, fy, fz, 0.0};
             esum += e_i;
             vir[0] += v0;
             vir[1] += v1;
@@ -239,7 +260,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         /* the site forces shared between each H and its partner (f : 1-f) */
         for (int k = 0; k < nall; k++) {
             const int p = ha[k].partner;
-            const double sh = site[k].share;
+            const double sh = site[k][3];
             if (sh == 1.0)
                 for (int d = 0; d < 3; d++) f[k][d] += fs[k][d];
             else
