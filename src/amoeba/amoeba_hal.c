@@ -114,11 +114,13 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
 }
 
 /* Add the forces gx, gy, gz of the npad (a multiple of 4) entries to the site forces fs of
- * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. */
-static void hal_scatter(const int *k, const double *gx, const double *gy, const double *gz,
-                        int npad, hal_lane4 *fs)
+ * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. Returns
+ * their sum (the force on the centre's site with the sign reversed). */
+static hal_lane4 hal_scatter(const int *k, const double *gx, const double *gy,
+                             const double *gz, int npad, hal_lane4 *fs)
 {
     const hal_lane4 zero = {0.0, 0.0, 0.0, 0.0};
+    hal_lane4 sum = zero;
     for (int n = 0; n < npad; n += 4) {
         hal_lane4 x, y, z;
         memcpy(&x, gx + n, sizeof x);
@@ -129,11 +131,17 @@ static void hal_scatter(const int *k, const double *gx, const double *gy, const 
         const hal_lane4 xy1 = __builtin_shufflevector(x, y, 1, 5, 3, 7);
         const hal_lane4 z0 = __builtin_shufflevector(z, zero, 0, 4, 2, 6);
         const hal_lane4 z1 = __builtin_shufflevector(z, zero, 1, 5, 3, 7);
-        fs[k[n]] += __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
-        fs[k[n + 1]] += __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
-        fs[k[n + 2]] += __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
-        fs[k[n + 3]] += __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
+        const hal_lane4 w0 = __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
+        const hal_lane4 w1 = __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
+        const hal_lane4 w2 = __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
+        const hal_lane4 w3 = __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
+        fs[k[n]] += w0;
+        fs[k[n + 1]] += w1;
+        fs[k[n + 2]] += w2;
+        fs[k[n + 3]] += w3;
+        sum += (w0 + w1) + (w2 + w3);
     }
+    return sum;
 }
 
 pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
@@ -201,20 +209,20 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
             const int np = hal_gather(&b, nl, site, ha, i, t.off2, m->radmin + ci * ncls,
                                       m->epsmix + ci * ncls, m->vdw_scale, rv, eps, &my_missing);
             const double *r2s = b.r2, *rx = b.rx, *ry = b.ry, *rz = b.rz;
-            double e_i = 0.0, fx = 0.0, fy = 0.0, fz = 0.0;
+            double e_i = 0.0;
             double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0, v5 = 0.0;
-#pragma omp simd reduction(+ : e_i, fx, fy, fz, v0, v1, v2, v3, v4, v5)
+#pragma omp simd reduction(+ : e_i)
             for (int n = 0; n < np; n++) {
                 const double r2 = r2s[n], r = sqrt(r2), v = rv[n];
                 const double rv2 = v * v, rv7 = rv2 * rv2 * rv2 * v;
                 const double r6 = r2 * r2 * r2;
-                const double rho = r6 * r + gh * rv7;
-                const double tau = (dh + 1.0) / (r + dh * v);
+                const double s7 = rv7 / (r6 * r + gh * rv7), inv_a = 1.0 / (r + dh * v);
+                const double tau = (dh + 1.0) * inv_a;   /* a = r + d rv */
                 const double tau2 = tau * tau, tau7 = tau2 * tau2 * tau2 * tau;
-                const double e = eps[n] * tau7 * rv7 * ((gh + 1.0) * rv7 / rho - 2.0);
-                /* dE/dr: d(tau^7)/dr = -7 tau^7 tau/(1+d); d(1/rho)/dr = -7 r^6/rho^2 */
-                const double de = -7.0 * (tau / (dh + 1.0) * e +
-                                          eps[n] * tau7 * r6 * (gh + 1.0) * (rv7 / rho) * (rv7 / rho));
+                const double e = eps[n] * tau7 * rv7 * ((gh + 1.0) * s7 - 2.0);
+                /* s7 = rv^7 / (r^7 + g rv^7); dE/dr: d(tau^7)/dr = -7 tau^7 / a,
+                 * d(s7)/dr = -7 r^6 s7^2 / rv^7 */
+                const double de = -7.0 * (inv_a * e + eps[n] * tau7 * r6 * (gh + 1.0) * s7 * s7);
                 double dsw;
                 const double sw = r2 > t.cut2 ? amoeba_taper_eval(&t, r, &dsw) : 1.0;
                 const double gr = (r2 > t.cut2 ? e * dsw + de * sw : de) / r;
@@ -225,19 +233,19 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                 gy[n] = f1;
                 gz[n] = f2;
                 e_i += e * sw;
-                fx += f0;
-                fy += f1;
-                fz += f2;
-                /* virial sum r_ij (x) F_i over reduced sites (exact: x_red is linear in x) */
-                v0 += rx[n] * f0;
-                v1 += ry[n] * f1;
-                v2 += rz[n] * f2;
-                v3 += rx[n] * f1;
-                v4 += rx[n] * f2;
-                v5 += ry[n] * f2;
             }
-            hal_scatter(b.k, gx, gy, gz, np, fs);
-            fs[i] -= (hal_lane4){fx, fy, fz, 0.0};
+            /* virial sum r_ij (x) F_i over reduced sites (exact: x_red is linear in x), in a
+             * loop of its own: its six sums would crowd the registers of the one above */
+#pragma omp simd reduction(+ : v0, v1, v2, v3, v4, v5)
+            for (int n = 0; n < np; n++) {
+                v0 += rx[n] * gx[n];
+                v1 += ry[n] * gy[n];
+                v2 += rz[n] * gz[n];
+                v3 += rx[n] * gy[n];
+                v4 += rx[n] * gz[n];
+                v5 += ry[n] * gz[n];
+            }
+            fs[i] -= hal_scatter(b.k, gx, gy, gz, np, fs);
             esum += e_i;
             vir[0] += v0;
             vir[1] += v1;
