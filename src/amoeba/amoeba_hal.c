@@ -51,8 +51,8 @@ static inline void hal_rows(const hal_site *site, const int *e, hal_lane4 c, hal
 /* Gather the neighbours k of atom i whose sites are within off2 of i's into b (r = site k -
  * site i) with their pair parameters: R_min (rrow: i's row of the table) and epsilon times
  * the special-class scale (eps). Padded to a multiple of 4 by entries at r = (1, 0, 0) with
- * eps = 0 on atom 0. A kept pair with a nonzero scale whose atom has no known partner sets
- * *missing to that atom (i before k). Returns the padded count. */
+ * eps = 0 on atom 0. A kept pair with eps != 0 (its energy depends on the sites) whose atom
+ * has no known partner sets *missing to that atom (i before k). Returns the padded count. */
 static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site *site,
                       const hal_atom *ha, int i, double off2, const double *rrow,
                       const double *erow, const double *vscale, double *rv, double *eps,
@@ -86,6 +86,7 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
     for (int q = n; q < npad; q++) bk[q] = 0;
     double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
     const int pi = ha[i].partner;
+    int unknown = pi;   /* negative if a partner is unknown */
     for (int q = 0; q < npad; q += 4) {
         int e[4];
         memcpy(e, bk + q, sizeof e);
@@ -99,13 +100,15 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
         for (int l = 0; l < 4; l++) {
             const int k = e[l] & PK_AMOEBA_NEIGHMASK;
             const hal_atom t = ha[k];
-            const double scale = vscale[pk_amoeba_special(e[l])];
             bk[q + l] = k;
             rv[q + l] = rrow[t.cls];
-            eps[q + l] = erow[t.cls] * scale;
-            if ((pi | t.partner) < 0 && scale != 0.0 && q + l < n) *missing = pi < 0 ? i : k;
+            eps[q + l] = erow[t.cls] * vscale[pk_amoeba_special(e[l])];
+            unknown |= t.partner;
         }
     }
+    if (unknown < 0)   /* rare: which pair needs an unknown partner? */
+        for (int q = 0; q < n; q++)
+            if ((pi | ha[bk[q]].partner) < 0 && eps[q] != 0.0) *missing = pi < 0 ? i : bk[q];
     for (int q = n; q < npad; q++) {
         rx[q] = rr[q] = rv[q] = 1.0;
         ry[q] = rz[q] = eps[q] = 0.0;
