@@ -52,7 +52,8 @@ static inline void hal_rows(const hal_site *site, const int *e, hal_lane4 c, hal
  * site i) with their pair parameters: R_min (rrow: i's row of the table) and epsilon times
  * the special-class scale (eps). Padded to a multiple of 4 by entries at r = (1, 0, 0) with
  * eps = 0 on atom 0. A kept pair with eps != 0 (its energy depends on the sites) whose atom
- * has no known partner sets *missing to that atom (i before k). Returns the padded count. */
+ * has no known partner sets *missing to that atom (i before k). Returns the padded count;
+ * b->cls is left unused (the special class's scale is in eps). */
 static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site *site,
                       const hal_atom *ha, int i, double off2, const double *rrow,
                       const double *erow, const double *vscale, double *rv, double *eps,

@@ -116,9 +116,9 @@ static pk_code hal_once(const pk_amoeba_model *m, test_system *s, double *energy
 }
 
 /* An H whose reduction partner is unknown (-1, as for a ghost beyond the ghost cutoff) is
- * an error naming its tag when one of its pairs within the cutoff counts (scale != 0),
- * whether it is the listing atom or the neighbour; within its own water only (scale 0) it
- * is not. */
+ * an error naming its tag when the energy of one of its pairs within the cutoff depends on
+ * its site (scale and epsilon nonzero), whether it is the listing atom or the neighbour;
+ * with pairs within its own water only (scale 0) it is not. */
 static void missing_partner(const pk_amoeba_model *m)
 {
     test_system s;
