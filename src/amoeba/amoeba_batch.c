@@ -3,7 +3,8 @@
  * per-pair results in a scalar loop afterwards. The electrostatic kernels take their
  * neighbours from the step's pairs (pk_amoeba_pairs: the list entries within the cutoffs,
  * found once per step, so that each kernel skips the list's skin without testing it);
- * HAL gathers its own from the list (its distances are between H-reduced sites). */
+ * HAL gathers its own from the list (amoeba_hal.c: its distances are between H-reduced
+ * sites). */
 #include <limits.h>
 #include <string.h>
 
@@ -51,30 +52,6 @@ static void pad_entries(int n, int *k, int *cls, double *rx, double *ry, double 
         ry[j] = rz[j] = 0.0;
         pc[j] = 0;
     }
-}
-
-void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double (*x)[3], int i,
-                         double off2)
-{
-    const int *jlist = nl->firstneigh[i];
-    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
-    int *bk = b->k, *bcls = b->cls, n = 0;
-    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
-    for (int jj = 0; jj < nl->numneigh[i]; jj++) {
-        const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
-        const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
-        const double r2 = dx * dx + dy * dy + dz * dz;
-        /* written always, kept by advancing n: no branch to mispredict */
-        bk[n] = k;
-        bcls[n] = pk_amoeba_special(jlist[jj]);
-        rx[n] = dx;
-        ry[n] = dy;
-        rz[n] = dz;
-        rr[n] = r2;
-        n += r2 <= off2;
-    }
-    b->n = n;
-    pad_entries(n, bk, bcls, rx, ry, rz, rr, b->pc);
 }
 
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],

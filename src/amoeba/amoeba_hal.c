@@ -9,11 +9,144 @@
  * the site is shared f : (1-f) between H and P. Beyond set.vdw_taper the energy is
  * multiplied by the 5th-order taper S(r), reaching 0 at set.vdw_cut. */
 #include <math.h>
+#include <string.h>
 
 #include "amoeba_internal.h"
 
-/* per-pair scratch arrays: R_min, scaled epsilon, H-reduction share, energy, force */
-enum { HAL_SCRATCH = 7 };
+/* Per-step data of an atom, found once before the pair loops: its site (the reduced
+ * position and the share of the site's force that goes to the atom itself: f, or 1 without
+ * a partner) as one SIMD vector of four doubles (GCC/Clang vector extension; the workspace
+ * is 64-byte aligned), its class and its partner (-1 when unknown, i.e. beyond the ghost
+ * cutoff). The pair loops sum the forces on each site in such vectors (x, y, z, 0); they are
+ * shared between each atom and its partner once per step, which equals sharing every pair's
+ * force since x_red is linear in x. */
+typedef double hal_lane4 __attribute__((vector_size(4 * sizeof(double))));
+typedef hal_lane4 hal_site;   /* x, y, z, share */
+typedef struct {
+    int cls, partner;
+} hal_atom;
+
+/* per-pair scratch arrays: R_min, scaled epsilon, energy, force on site j */
+enum { HAL_SCRATCH = 6 };
+
+/* The vectors from centre c to the sites of entries e[0..3] (k | class bits), transposed
+ * into x, y, z. */
+static inline void hal_rows(const hal_site *site, const int *e, hal_lane4 c, hal_lane4 *x,
+                            hal_lane4 *y, hal_lane4 *z)
+{
+    const hal_lane4 d0 = site[e[0] & PK_AMOEBA_NEIGHMASK] - c;
+    const hal_lane4 d1 = site[e[1] & PK_AMOEBA_NEIGHMASK] - c;
+    const hal_lane4 d2 = site[e[2] & PK_AMOEBA_NEIGHMASK] - c;
+    const hal_lane4 d3 = site[e[3] & PK_AMOEBA_NEIGHMASK] - c;
+    /* {x0 x1 z0 z1} {y0 y1 .} {x2 x3 z2 z3} {y2 y3 .} */
+    const hal_lane4 t0 = __builtin_shufflevector(d0, d1, 0, 4, 2, 6);
+    const hal_lane4 t1 = __builtin_shufflevector(d0, d1, 1, 5, 3, 7);
+    const hal_lane4 t2 = __builtin_shufflevector(d2, d3, 0, 4, 2, 6);
+    const hal_lane4 t3 = __builtin_shufflevector(d2, d3, 1, 5, 3, 7);
+    *x = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    *y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+}
+
+/* Gather the neighbours k of atom i whose sites are within off2 of i's into b (r = site k -
+ * site i) with their pair parameters: R_min (rrow: i's row of the table) and epsilon times
+ * the special-class scale (eps). Padded to a multiple of 4 by entries at r = (1, 0, 0) with
+ * eps = 0 on atom 0. A kept pair with eps != 0 (its energy depends on the sites) whose atom
+ * has no known partner sets *missing to that atom (i before k). Returns the padded count;
+ * b->cls is left unused (the special class's scale is in eps). */
+static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site *site,
+                      const hal_atom *ha, int i, double off2, const double *rrow,
+                      const double *erow, const double *vscale, double *rv, double *eps,
+                      int *missing)
+{
+    const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
+    const hal_lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
+    int *bk = b->k, n = 0, jj = 0;
+    /* the entries within off2, compacted (written always, kept by advancing n: no branch
+     * to mispredict), four at a time; about half of the list, so the rest is done for
+     * those only */
+    for (; jj + 4 <= nn; jj += 4) {
+        int e[4];
+        memcpy(e, jlist + jj, sizeof e);
+        hal_lane4 x, y, z;
+        hal_rows(site, e, c, &x, &y, &z);
+        const hal_lane4 r2 = x * x + y * y + z * z;
+        for (int q = 0; q < 4; q++) {
+            bk[n] = e[q];
+            n += r2[q] <= off2;
+        }
+    }
+    for (; jj < nn; jj++) {
+        const hal_lane4 d = site[jlist[jj] & PK_AMOEBA_NEIGHMASK] - c;
+        const double dx = d[0], dy = d[1], dz = d[2];
+        bk[n] = jlist[jj];
+        n += dx * dx + dy * dy + dz * dz <= off2;
+    }
+    b->n = n;
+    const int npad = (n + 3) / 4 * 4;
+    for (int q = n; q < npad; q++) bk[q] = 0;
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
+    const int pi = ha[i].partner;
+    int unknown = pi;   /* negative if a partner is unknown */
+    for (int q = 0; q < npad; q += 4) {
+        int e[4];
+        memcpy(e, bk + q, sizeof e);
+        hal_lane4 x, y, z;
+        hal_rows(site, e, c, &x, &y, &z);
+        const hal_lane4 r2 = x * x + y * y + z * z;
+        memcpy(rx + q, &x, sizeof x);
+        memcpy(ry + q, &y, sizeof y);
+        memcpy(rz + q, &z, sizeof z);
+        memcpy(rr + q, &r2, sizeof r2);
+        for (int l = 0; l < 4; l++) {
+            const int k = e[l] & PK_AMOEBA_NEIGHMASK;
+            const hal_atom t = ha[k];
+            bk[q + l] = k;
+            rv[q + l] = rrow[t.cls];
+            eps[q + l] = erow[t.cls] * vscale[pk_amoeba_special(e[l])];
+            unknown |= t.partner;
+        }
+    }
+    if (unknown < 0)   /* rare: which pair needs an unknown partner? */
+        for (int q = 0; q < n; q++)
+            if ((pi | ha[bk[q]].partner) < 0 && eps[q] != 0.0) *missing = pi < 0 ? i : bk[q];
+    for (int q = n; q < npad; q++) {
+        rx[q] = rr[q] = rv[q] = 1.0;
+        ry[q] = rz[q] = eps[q] = 0.0;
+    }
+    return npad;
+}
+
+/* Add the forces gx, gy, gz of the npad (a multiple of 4) entries to the site forces fs of
+ * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. Returns
+ * their sum (the force on the centre's site with the sign reversed). */
+static hal_lane4 hal_scatter(const int *k, const double *gx, const double *gy,
+                             const double *gz, int npad, hal_lane4 *fs)
+{
+    const hal_lane4 zero = {0.0, 0.0, 0.0, 0.0};
+    hal_lane4 sum = zero;
+    for (int n = 0; n < npad; n += 4) {
+        hal_lane4 x, y, z;
+        memcpy(&x, gx + n, sizeof x);
+        memcpy(&y, gy + n, sizeof y);
+        memcpy(&z, gz + n, sizeof z);
+        /* {x0 y0 x2 y2}, {x1 y1 x3 y3}, {z0 0 z2 0}, {z1 0 z3 0} */
+        const hal_lane4 xy0 = __builtin_shufflevector(x, y, 0, 4, 2, 6);
+        const hal_lane4 xy1 = __builtin_shufflevector(x, y, 1, 5, 3, 7);
+        const hal_lane4 z0 = __builtin_shufflevector(z, zero, 0, 4, 2, 6);
+        const hal_lane4 z1 = __builtin_shufflevector(z, zero, 1, 5, 3, 7);
+        const hal_lane4 w0 = __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
+        const hal_lane4 w1 = __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
+        const hal_lane4 w2 = __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
+        const hal_lane4 w3 = __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
+        fs[k[n]] += w0;
+        fs[k[n + 1]] += w1;
+        fs[k[n + 2]] += w2;
+        fs[k[n + 3]] += w3;
+        sum += (w0 + w1) + (w2 + w3);
+    }
+    return sum;
+}
 
 pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                       const pk_amoeba_list *nl, pk_amoeba_work *w, pk_out *out,
@@ -25,19 +158,27 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 
     if (!out->f) return pk_fail(st, PK_ERR_ARG, "amoeba/pk hal: no force array");
 
-    /* reduced sites; an atom whose partner is unknown (-1) is an error only if used */
-    if (pk_buffer_reserve(&w->xred, (size_t)nall * 3, sizeof(double), st)) return st->code;
-    double (*xred)[3] = w->xred.data;
+    /* w->xred: the sites, nt arrays of site forces, then the hal_atoms */
+    if (pk_buffer_reserve(&w->xred, (size_t)nall,
+                          (size_t)(1 + nt) * sizeof(hal_site) + sizeof(hal_atom), st))
+        return st->code;
+    hal_site *site = w->xred.data;
+    hal_lane4 *fsite = site + nall;
+    hal_atom *ha = (hal_atom *)(site + (size_t)(1 + nt) * nall);
     for (int i = 0; i < nall; i++) {
-        const int p = s->hred[i];
-        const double f = m->vdw_red[m->type_class[s->amtype[i]]];
+        const int p = s->hred[i], c = m->type_class[s->amtype[i]];
+        const double f = p >= 0 && p != i ? m->vdw_red[c] : 1.0;
+        ha[i].cls = c;
+        ha[i].partner = p;
         for (int d = 0; d < 3; d++)
-            xred[i][d] = (p >= 0 && p != i) ? f * (x[i][d] - x[p][d]) + x[p][d] : x[i][d];
+            site[i][d] = f == 1.0 ? x[i][d] : f * (x[i][d] - x[p][d]) + x[p][d];
+        site[i][3] = f;
     }
 
     amoeba_taper tp;
     amoeba_taper_init(&tp, m->set.vdw_taper, m->set.vdw_cut);
     const double dhal = m->set.dhal, ghal = m->set.ghal;
+    const int ncls = m->nclasses + 1;
 
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         (out->eatom && pk_accum_begin(&w->acc_e, nt, out->eatom, (size_t)nall, st)) ||
@@ -54,8 +195,9 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         double *eatom = out->eatom ? pk_accum_slice(&w->acc_e, tid) : NULL;
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
+        hal_lane4 *fs = fsite + (size_t)tid * nall;
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
-        double *rv = b.scratch, *eps = rv + b.cap, *red = eps + b.cap, *en = red + b.cap;
+        double *rv = b.scratch, *eps = rv + b.cap, *en = eps + b.cap;
         double *gx = en + b.cap, *gy = gx + b.cap, *gz = gy + b.cap;
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
         int my_missing = -1;
@@ -63,40 +205,28 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
          * region's shared variables */
         const amoeba_taper t = tp;
         const double dh = dhal, gh = ghal;
+        memset(fs, 0, (size_t)nall * sizeof *fs);
 
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
-            const int i = nl->ilist[ii];
-            const int ci = m->type_class[s->amtype[i]];
-            const int iv = s->hred[i];
-            amoeba_batch_gather(&b, nl, (const double (*)[3])xred, i, t.off2);
-            /* pair parameters; a pair with a missing partner or scale 0 gets eps = 0; red is
-             * the share of the force on site j that goes to atom j (1 without a partner) */
-            for (int n = 0; n < b.n; n++) {
-                const int j = b.k[n], cj = m->type_class[s->amtype[j]];
-                const double scale = m->vdw_scale[b.cls[n]];
-                const int known = iv >= 0 && s->hred[j] >= 0;
-                if (!known && scale != 0.0) my_missing = iv < 0 ? i : j;
-                rv[n] = pk_amoeba_radmin(m, ci, cj);
-                eps[n] = known ? pk_amoeba_epsilon(m, ci, cj) * scale : 0.0;
-                red[n] = s->hred[j] == j || s->hred[j] < 0 ? 1.0 : m->vdw_red[cj];
-            }
-            const int nb = b.n;
+            const int i = nl->ilist[ii], ci = ha[i].cls;
+            const int np = hal_gather(&b, nl, site, ha, i, t.off2, m->radmin + ci * ncls,
+                                      m->epsmix + ci * ncls, m->vdw_scale, rv, eps, &my_missing);
             const double *r2s = b.r2, *rx = b.rx, *ry = b.ry, *rz = b.rz;
-            double e_i = 0.0, fx = 0.0, fy = 0.0, fz = 0.0;
+            double e_i = 0.0;
             double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0, v5 = 0.0;
-#pragma omp simd reduction(+ : e_i, fx, fy, fz, v0, v1, v2, v3, v4, v5)
-            for (int n = 0; n < nb; n++) {
+#pragma omp simd reduction(+ : e_i)
+            for (int n = 0; n < np; n++) {
                 const double r2 = r2s[n], r = sqrt(r2), v = rv[n];
                 const double rv2 = v * v, rv7 = rv2 * rv2 * rv2 * v;
                 const double r6 = r2 * r2 * r2;
-                const double rho = r6 * r + gh * rv7;
-                const double tau = (dh + 1.0) / (r + dh * v);
+                const double s7 = rv7 / (r6 * r + gh * rv7), inv_a = 1.0 / (r + dh * v);
+                const double tau = (dh + 1.0) * inv_a;   /* a = r + d rv */
                 const double tau2 = tau * tau, tau7 = tau2 * tau2 * tau2 * tau;
-                const double e = eps[n] * tau7 * rv7 * ((gh + 1.0) * rv7 / rho - 2.0);
-                /* dE/dr: d(tau^7)/dr = -7 tau^7 tau/(1+d); d(1/rho)/dr = -7 r^6/rho^2 */
-                const double de = -7.0 * (tau / (dh + 1.0) * e +
-                                          eps[n] * tau7 * r6 * (gh + 1.0) * (rv7 / rho) * (rv7 / rho));
+                const double e = eps[n] * tau7 * rv7 * ((gh + 1.0) * s7 - 2.0);
+                /* s7 = rv^7 / (r^7 + g rv^7); dE/dr: d(tau^7)/dr = -7 tau^7 / a,
+                 * d(s7)/dr = -7 r^6 s7^2 / rv^7 */
+                const double de = -7.0 * (inv_a * e + eps[n] * tau7 * r6 * (gh + 1.0) * s7 * s7);
                 double dsw;
                 const double sw = r2 > t.cut2 ? amoeba_taper_eval(&t, r, &dsw) : 1.0;
                 const double gr = (r2 > t.cut2 ? e * dsw + de * sw : de) / r;
@@ -107,36 +237,19 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                 gy[n] = f1;
                 gz[n] = f2;
                 e_i += e * sw;
-                fx += f0;
-                fy += f1;
-                fz += f2;
-                /* virial sum r_ij (x) F_i over reduced sites (exact: x_red is linear in x) */
-                v0 += rx[n] * f0;
-                v1 += ry[n] * f1;
-                v2 += rz[n] * f2;
-                v3 += rx[n] * f1;
-                v4 += rx[n] * f2;
-                v5 += ry[n] * f2;
             }
-            /* the forces on the sites, shared between each H and its partner */
-            for (int n = 0; n < nb; n++) {
-                const int j = b.k[n], jv = s->hred[j] < 0 ? j : s->hred[j];
-                f[j][0] += red[n] * gx[n];
-                f[j][1] += red[n] * gy[n];
-                f[j][2] += red[n] * gz[n];
-                f[jv][0] += (1.0 - red[n]) * gx[n];
-                f[jv][1] += (1.0 - red[n]) * gy[n];
-                f[jv][2] += (1.0 - red[n]) * gz[n];
+            /* virial sum r_ij (x) F_i over reduced sites (exact: x_red is linear in x), in a
+             * loop of its own: its six sums would crowd the registers of the one above */
+#pragma omp simd reduction(+ : v0, v1, v2, v3, v4, v5)
+            for (int n = 0; n < np; n++) {
+                v0 += rx[n] * gx[n];
+                v1 += ry[n] * gy[n];
+                v2 += rz[n] * gz[n];
+                v3 += rx[n] * gy[n];
+                v4 += rx[n] * gz[n];
+                v5 += ry[n] * gz[n];
             }
-            const double redi = iv == i ? 1.0 : m->vdw_red[ci];
-            f[i][0] -= redi * fx;
-            f[i][1] -= redi * fy;
-            f[i][2] -= redi * fz;
-            if (iv >= 0) {
-                f[iv][0] -= (1.0 - redi) * fx;
-                f[iv][1] -= (1.0 - redi) * fy;
-                f[iv][2] -= (1.0 - redi) * fz;
-            }
+            fs[i] -= hal_scatter(b.k, gx, gy, gz, np, fs);
             esum += e_i;
             vir[0] += v0;
             vir[1] += v1;
@@ -145,7 +258,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
             vir[4] += v4;
             vir[5] += v5;
             if (eatom || vatom)
-                for (int n = 0; n < nb; n++) {
+                for (int n = 0; n < b.n; n++) {
                     const int j = b.k[n];
                     if (eatom) {
                         eatom[i] += 0.5 * en[n];
@@ -154,6 +267,18 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                     const double v[6] = {rx[n] * gx[n], ry[n] * gy[n], rz[n] * gz[n],
                                          rx[n] * gy[n], rx[n] * gz[n], ry[n] * gz[n]};
                     amoeba_vatom_pair(vatom, i, j, v);
+                }
+        }
+        /* the site forces shared between each H and its partner (f : 1-f) */
+        for (int k = 0; k < nall; k++) {
+            const int p = ha[k].partner;
+            const double sh = site[k][3];
+            if (sh == 1.0)
+                for (int d = 0; d < 3; d++) f[k][d] += fs[k][d];
+            else
+                for (int d = 0; d < 3; d++) {
+                    f[k][d] += sh * fs[k][d];
+                    f[p][d] += (1.0 - sh) * fs[k][d];
                 }
         }
         part[0] = esum;

@@ -90,9 +90,6 @@ pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int
                              int nscratch, pk_status *st);
 /* Thread tid's batch (empty). */
 amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid);
-/* Fill the batch with the neighbours of i at r^2 <= off2 (HAL: x are its reduced sites). */
-void amoeba_batch_gather(amoeba_batch *b, const pk_amoeba_list *nl, const double (*x)[3], int i,
-                         double off2);
 /* Fill the batch with the step's pairs of listed atom ii (atom i, positions x) at
  * r^2 <= off2 and, with_pc, the preconditioner's (b->pc marks them). */
 void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, const double (*x)[3], int i,

@@ -352,7 +352,7 @@ typedef struct {
 
 /* Workspace reused between steps (zero-initialize before first use). */
 typedef struct {
-    pk_buffer xred;              /* 3 doubles per atom: H-reduced vdW sites */
+    pk_buffer xred;              /* HAL per-step atom data: H-reduced sites, site forces */
     pk_amoeba_batches batches;   /* neighbours within a cutoff, per thread */
     pk_buffer partial;           /* per-thread energy and virial */
     pk_accum acc_f, acc_t, acc_e, acc_v; /* per-thread forces, torques, per-atom energies

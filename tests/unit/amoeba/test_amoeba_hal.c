@@ -1,8 +1,10 @@
 /* HAL van der Waals against LAMMPS amoeba (water dimer, hexamer, a dimer pulled apart into
- * the taper region, the periodic 216-water box) and central differences of the energy. */
+ * the taper region, the periodic 216-water box) and central differences of the energy; the
+ * error for a missing H-reduction partner. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "amoeba_testsys.h"
 #include "amoeba_check.h"
@@ -90,6 +92,63 @@ static void eatom_and_scaling(const pk_amoeba_model *m)
     ts_free(&s);
 }
 
+/* HAL alone on s (forces discarded): the pk code, the energy in *energy. */
+static pk_code hal_once(const pk_amoeba_model *m, test_system *s, double *energy, pk_status *st)
+{
+    pk_atoms a = ts_atoms(s);
+    pk_neigh nl = ts_neigh(s);
+    pk_amoeba_topology t = ts_topology(s);
+    pk_amoeba_list list = {0};
+    pk_amoeba_work w = {0};
+    pk_amoeba_sites sites = {.amtype = s->amtype, .amgroup = s->amgroup, .hred = s->hred,
+                             .mpole = s->mpole, .frame = (const int (*)[3])s->frame};
+    double (*f)[3] = calloc((size_t)s->nall, sizeof *f);
+    pk_out out = {0};
+    out.f = f;
+    out.want_energy = 1;
+    pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, st);
+    if (!rc) rc = pk_amoeba_hal(m, &a, &sites, &list, &w, &out, st);
+    *energy = out.energy;
+    free(f);
+    pk_amoeba_list_free(&list);
+    pk_amoeba_work_free(&w);
+    return rc;
+}
+
+/* An H whose reduction partner is unknown (-1, as for a ghost beyond the ghost cutoff) is
+ * an error naming its tag when the energy of one of its pairs within the cutoff depends on
+ * its site (scale and epsilon nonzero), whether it is the listing atom or the neighbour;
+ * with pairs within its own water only (scale 0) it is not. */
+static void missing_partner(const pk_amoeba_model *m)
+{
+    test_system s;
+    pk_status st;
+    if (ts_load(&s, ts_data("water_far.txt"), 0, 0)) {
+        PK_CHECK(0, "load water_far.txt");
+        return;
+    }
+    PK_CHECK(ts_assign(&s, m, &st) == PK_OK, "water_far assign: %s", st.msg);
+    const int hs[2] = {1, 5};   /* an H of each water: tags 2 and 6 */
+    for (int q = 0; q < 2; q++) {
+        const int h = hs[q], keep = s.hred[h];
+        char want[64];
+        snprintf(want, sizeof want, "partner of atom %d missing", (int)s.tag[h]);
+        s.hred[h] = -1;
+        double e;
+        pk_code rc = hal_once(m, &s, &e, &st);
+        PK_CHECK(rc == PK_ERR_RANGE && strstr(st.msg, want), "missing partner of tag %d: %s",
+                 (int)s.tag[h], st.msg);
+        pk_amoeba_model near = *m;   /* cutoff 3 A: intramolecular pairs only */
+        near.set.vdw_cut = 3.0;
+        near.set.vdw_taper = 2.5;
+        rc = hal_once(&near, &s, &e, &st);
+        PK_CHECK(rc == PK_OK && e == 0.0, "missing partner, scale-0 pairs only: %s, E = %g",
+                 st.msg, e);
+        s.hred[h] = keep;
+    }
+    ts_free(&s);
+}
+
 int main(void)
 {
     pk_amoeba_model m;
@@ -98,6 +157,7 @@ int main(void)
     cluster(&m, "water_hexamer.txt");
     cluster(&m, "water_far.txt");
     eatom_and_scaling(&m);
+    missing_partner(&m);
     pk_amoeba_free(&m);
     water_box();
     return pk_test_finish();
