@@ -492,7 +492,7 @@ static inline void pair_pair(const char *v, char *y, int ka, int kb, lane4 sx, l
     /* row i: T v_k = s (s.v_k) - b3 v_k. The loop is bound by how long its operations wait
      * for their inputs, so the chains are kept short: s.v_k as a tree, and -b3 v_k added
      * first, without waiting for s.v_k (two FMAs per sum instead of a multiply, an FMA and
-     * an add: 9% faster). */
+     * an add: ~10% faster). */
     const lane4 ty = sy * yv, tz = sz * z;
     const lane4 sv = (sx * x + ty) + tz;
     acc[0] += nb * x;
