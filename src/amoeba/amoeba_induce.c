@@ -132,11 +132,11 @@ static inline lane4 lane4_load(const double *p)
 /* ---- direct field ----------------------------------------------------------------------- */
 
 /* Per atom (owned and ghost), what its pairs need, as a row of 8 (w->padded, which the PCG
- * uses only after the direct field): alpha, sqrt(alpha), pdamp, Thole parameter, group,
- * the byte offset of its row in the products (a ghost replaced by its owned copy when here)
- * and 1 if that row is still a ghost's, all as doubles, so that four partners' rows
- * transpose into SIMD vectors. */
-enum { R_POL, R_SPOL, R_PDAMP, R_THOLE, R_GROUP, R_COL, R_GHOST };
+ * uses only after the direct field): alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0:
+ * undamped), Thole parameter, group, the byte offset of its row in the products (a ghost
+ * replaced by its owned copy when here) and 1 if that row is still a ghost's, all as
+ * doubles, so that four partners' rows transpose into SIMD vectors. */
+enum { R_POL, R_SPOL, R_IPD3, R_THOLE, R_GROUP, R_COL, R_GHOST };
 
 /* The batch's scratch arrays: per-pair inputs (pair_inputs), then results (pair_fields).
  * The batch is padded to whole groups of 4 (amoeba_batch); the padding gets zero scales,
@@ -144,7 +144,8 @@ enum { R_POL, R_SPOL, R_PDAMP, R_THOLE, R_GROUP, R_COL, R_GHOST };
 enum {
     S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
     S_POL, S_SPOL,                 /* alpha_i alpha_k and its square root */
-    S_PDAMP, S_THOLE,              /* k's pdamp and Thole parameter */
+    S_THOLE,                       /* Thole's a / r^3 = min(thole_i, thole_k) / (pdamp_i
+                                      pdamp_k)^3, infinite where undamped */
     S_MC, S_MDX, S_MDY, S_MDZ,     /* k's multipoles: charge, dipole, */
     S_MQXX, S_MQXY, S_MQXZ, S_MQYY, S_MQYZ, S_MQZZ,   /* quadrupole (upper triangle) */
     S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
@@ -199,6 +200,8 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
     const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(rec[i][R_GROUP]);
     const lane4 d11 = lane4_bcast(m->direct11_scale), u11 = lane4_bcast(m->mutual11_scale);
     const lane4 poli = lane4_bcast(rec[i][R_POL]), spoli = lane4_bcast(rec[i][R_SPOL]);
+    const lane4 ipd3i = lane4_bcast(rec[i][R_IPD3]), thi = lane4_bcast(rec[i][R_THOLE]);
+    const lane4 inf = lane4_bcast(INFINITY);
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
     lane4 ghosts = {0, 0, 0, 0};
@@ -216,8 +219,12 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
         lane4_store(sc + S_USC * cap + j, same * u11 + other);
         lane4_store(sc + S_POL * cap + j, poli * v[R_POL]);
         lane4_store(sc + S_SPOL * cap + j, spoli * v[R_SPOL]);
-        lane4_store(sc + S_PDAMP * cap + j, v[R_PDAMP]);
-        lane4_store(sc + S_THOLE * cap + j, v[R_THOLE]);
+        /* amoeba_thole_damp's a = min(thole) (r / (pdamp_i pdamp_k))^3 as a coefficient of
+         * r^3, as masks (a select becomes a branch in C) */
+        const long4 lower = thi < v[R_THOLE], undamped = ipd3i * v[R_IPD3] == inf;
+        const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[R_THOLE] & ~lower));
+        const lane4 ta = ipd3i * v[R_IPD3] * g;
+        lane4_store(sc + S_THOLE * cap + j, (lane4)(((long4)inf & undamped) | ((long4)ta & ~undamped)));
         lane4_store(sc + S_PCOL * cap + j, v[R_COL]);
         const int4 cols = __builtin_convertvector(v[R_COL], int4);
         memcpy(col + j, &cols, sizeof cols);
@@ -254,14 +261,13 @@ static inline __attribute__((always_inline)) void pair_fields_mode(const field_c
     const double *pi = c->rpole[i];
     const double ci = pi[0], dix = pi[1], diy = pi[2], diz = pi[3];
     const double qxx = pi[4], qxy = pi[5], qxz = pi[6], qyy = pi[8], qyz = pi[9], qzz = pi[12];
-    const double pdi = c->rec[i][R_PDAMP], thi = c->rec[i][R_THOLE];
     const double off2 = c->off2, sw0 = c->sw.start, inv_width = 1.0 / c->sw.width;
     const double *rxs = b->rx, *rys = b->ry, *rzs = b->rz, *r2s = b->r2;
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
     const double *dsc = sc + S_DSC * cap, *psc = sc + S_PSC * cap, *usc = sc + S_USC * cap;
     const double *polk = sc + S_POL * cap, *spolk = sc + S_SPOL * cap;
-    const double *pdk = sc + S_PDAMP * cap, *thk = sc + S_THOLE * cap, *mk = sc + S_MC * cap;
+    const double *tha = sc + S_THOLE * cap, *mk = sc + S_MC * cap;
     double *const fk = sc + S_FDX * cap, *const tk = sc + S_TX * cap, *const pk = sc + S_PX * cap;
     double fdx = 0.0, fdy = 0.0, fdz = 0.0, fpx = 0.0, fpy = 0.0, fpz = 0.0;
 #pragma omp simd reduction(+ : fdx, fdy, fdz, fpx, fpy, fpz)
@@ -279,9 +285,10 @@ static inline __attribute__((always_inline)) void pair_fields_mode(const field_c
             sr = in * (1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs)));
             fm = sr;
         }
-        /* Thole-damped 1/r^3, 3/r^5, 15/r^7 */
-        const amoeba_thole_ae th = amoeba_thole_damp(pdi, pdk[j], thi, thk[j], rr);
-        const double e = th.e, a = th.a;
+        /* Thole-damped 1/r^3, 3/r^5, 15/r^7: a and e^-a as amoeba_thole_damp (0 where
+         * undamped), the division by pdamp_i pdamp_k done in pair_inputs */
+        const double au = tha[j] * (r2 * rr), a = au < AMOEBA_THOLE_FAR ? au : 0.0;
+        const double e = au < AMOEBA_THOLE_FAR ? amoeba_exp_neg(a) : 0.0;
         const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
         const double b0 = (1.0 - e) * rr3, b1 = (1.0 - e * (1.0 + a)) * rr5;
         const double b2 = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
@@ -473,7 +480,8 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
 #pragma omp for schedule(static)
         for (int k = 0; k < nall; k++) {
             const int t = s->amtype[k], o = owner ? owner[k] : -1, kk = o >= 0 ? o : k;
-            const double r[8] = {m->polarity[t], sqrt(m->polarity[t]), m->pdamp[t], m->thole[t],
+            const double pd = m->pdamp[t], ipd3 = pd != 0.0 ? 1.0 / (pd * pd * pd) : INFINITY;
+            const double r[8] = {m->polarity[t], sqrt(m->polarity[t]), ipd3, m->thole[t],
                                  s->amgroup[k], (double)sizeof(lane8) * kk, kk >= nlocal, 0.0};
             memcpy(rec[k], r, sizeof r);
         }
