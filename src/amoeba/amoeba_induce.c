@@ -148,6 +148,7 @@ enum {
                                       pdamp_k)^3, infinite where undamped */
     S_MC, S_MDX, S_MDY, S_MDZ,     /* k's multipoles: charge, dipole, */
     S_MQXX, S_MQXY, S_MQXZ, S_MQYY, S_MQYZ, S_MQZZ,   /* quadrupole (upper triangle) */
+    S_B0, S_B1, S_B2, S_SR,        /* damped kernels (pair_kernels), S(r) */
     S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
     S_TX, S_TY, S_TZ, S_TB,        /* dipole-dipole tensor {s, -b3} */
     S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block, the same */
@@ -249,10 +250,44 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
     return (int)g;
 }
 
+/* The distance-dependent part of the pair kernel over the padded batch of i (SIMD): the
+ * Thole-damped 1/r^3, 3/r^5, 15/r^7 and, in SMOOTH mode, S(r) (smooth is a constant in each
+ * copy, pair_fields). A loop of its own: its chain of sqrt, exp and products is long, and
+ * the processor overlaps more iterations of two short loops than of one long one. */
+static inline __attribute__((always_inline)) void pair_kernels(const field_ctx *c,
+                                                                const amoeba_batch *b, int npad,
+                                                                const int smooth)
+{
+    const double sw0 = c->sw.start, inv_width = 1.0 / c->sw.width;
+    const double *r2s = b->r2;
+    double *const sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+    const double *tha = sc + S_THOLE * cap;
+    double *const b0s = sc + S_B0 * cap, *const b1s = sc + S_B1 * cap;
+    double *const b2s = sc + S_B2 * cap, *const srs = sc + S_SR * cap;
+#pragma omp simd
+    for (int j = 0; j < npad; j++) {
+        const double r2 = r2s[j], rr = sqrt(r2), rr1 = 1.0 / rr, rr2 = rr1 * rr1;
+        /* S(r) (amoeba_switch_eval) inside the cutoff */
+        if (smooth) {
+            double xs = (rr - sw0) * inv_width;
+            xs = xs > 0.0 ? xs : 0.0;
+            srs[j] = 1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs));
+        }
+        /* a and e^-a as amoeba_thole_damp (0 where undamped), the division by pdamp_i
+         * pdamp_k done in pair_inputs */
+        const double au = tha[j] * (r2 * rr), a = au < AMOEBA_THOLE_FAR ? au : 0.0;
+        const double e = au < AMOEBA_THOLE_FAR ? amoeba_exp_neg(a) : 0.0;
+        const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
+        b0s[j] = (1.0 - e) * rr3;
+        b1s[j] = (1.0 - e * (1.0 + a)) * rr5;
+        b2s[j] = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
+    }
+}
+
 /* The pair kernel over the padded batch of i (SIMD): permanent fields at k (results) and at
- * i (added to fi[6], d then p set), the dipole-dipole tensor and the preconditioner block.
- * smooth is a constant in each of the two copies (pair_fields): without the switch S(r) is
- * not computed. */
+ * i (added to fi[6], d then p set), the dipole-dipole tensor and the preconditioner block,
+ * from the damped kernels of pair_kernels. */
 static inline __attribute__((always_inline)) void pair_fields_mode(const field_ctx *c, int i,
                                                                     const amoeba_batch *b,
                                                                     int npad, double fi[6],
@@ -261,37 +296,25 @@ static inline __attribute__((always_inline)) void pair_fields_mode(const field_c
     const double *pi = c->rpole[i];
     const double ci = pi[0], dix = pi[1], diy = pi[2], diz = pi[3];
     const double qxx = pi[4], qxy = pi[5], qxz = pi[6], qyy = pi[8], qyz = pi[9], qzz = pi[12];
-    const double off2 = c->off2, sw0 = c->sw.start, inv_width = 1.0 / c->sw.width;
+    const double off2 = c->off2;
     const double *rxs = b->rx, *rys = b->ry, *rzs = b->rz, *r2s = b->r2;
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
     const double *dsc = sc + S_DSC * cap, *psc = sc + S_PSC * cap, *usc = sc + S_USC * cap;
-    const double *polk = sc + S_POL * cap, *spolk = sc + S_SPOL * cap;
-    const double *tha = sc + S_THOLE * cap, *mk = sc + S_MC * cap;
+    const double *polk = sc + S_POL * cap, *spolk = sc + S_SPOL * cap, *mk = sc + S_MC * cap;
+    const double *b0s = sc + S_B0 * cap, *b1s = sc + S_B1 * cap, *b2s = sc + S_B2 * cap;
+    const double *srs = sc + S_SR * cap;
     double *const fk = sc + S_FDX * cap, *const tk = sc + S_TX * cap, *const pk = sc + S_PX * cap;
     double fdx = 0.0, fdy = 0.0, fdz = 0.0, fpx = 0.0, fpy = 0.0, fpz = 0.0;
 #pragma omp simd reduction(+ : fdx, fdy, fdz, fpx, fpy, fpz)
     for (int j = 0; j < npad; j++) {
         const double rx = rxs[j], ry = rys[j], rz = rzs[j], r2 = r2s[j];
-        const double rr = sqrt(r2), rr1 = 1.0 / rr, rr2 = rr1 * rr1;
+        const double b0 = b0s[j], b1 = b1s[j], b2 = b2s[j];
         /* the field and T_ik only within polar_cut (a preconditioner pair may be farther in
-         * LAMMPS mode); in SMOOTH mode they and the preconditioner block carry S(r)
-         * (amoeba_switch_eval), 0 from the cutoff on */
+         * LAMMPS mode); in SMOOTH mode they and the preconditioner block carry S(r), 0 from
+         * the cutoff on */
         const double in = r2 <= off2 ? 1.0 : 0.0;
-        double sr = 1.0, fm = in;
-        if (smooth) {
-            double xs = (rr - sw0) * inv_width;
-            xs = xs > 0.0 ? xs : 0.0;
-            sr = in * (1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs)));
-            fm = sr;
-        }
-        /* Thole-damped 1/r^3, 3/r^5, 15/r^7: a and e^-a as amoeba_thole_damp (0 where
-         * undamped), the division by pdamp_i pdamp_k done in pair_inputs */
-        const double au = tha[j] * (r2 * rr), a = au < AMOEBA_THOLE_FAR ? au : 0.0;
-        const double e = au < AMOEBA_THOLE_FAR ? amoeba_exp_neg(a) : 0.0;
-        const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
-        const double b0 = (1.0 - e) * rr3, b1 = (1.0 - e * (1.0 + a)) * rr5;
-        const double b2 = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
+        const double sr = smooth ? in * srs[j] : 1.0, fm = smooth ? sr : in;
         /* fields of k's moments at i and of i's at k (Tinker udirect2b; Q symmetric) */
         const double ck = mk[j], dkx = mk[cap + j], dky = mk[2 * cap + j], dkz = mk[3 * cap + j];
         const double kxx = mk[4 * cap + j], kxy = mk[5 * cap + j], kxz = mk[6 * cap + j];
@@ -338,10 +361,13 @@ static inline __attribute__((always_inline)) void pair_fields_mode(const field_c
 
 static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int npad, double fi[6])
 {
-    if (c->sw.on)
+    if (c->sw.on) {
+        pair_kernels(c, b, npad, 1);
         pair_fields_mode(c, i, b, npad, fi, 1);
-    else
+    } else {
+        pair_kernels(c, b, npad, 0);
         pair_fields_mode(c, i, b, npad, fi, 0);
+    }
 }
 
 /* Add the padded batch's fields at the partners to fl (d then p set): four pairs at a time,
