@@ -131,12 +131,13 @@ static inline lane4 lane4_load(const double *p)
 
 /* ---- direct field ----------------------------------------------------------------------- */
 
-/* Per atom (owned and ghost), what its pairs need, as a row of 8 (w->padded, which the PCG
- * uses only after the direct field): alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0:
- * undamped), Thole parameter, group, the byte offset of its row in the products (a ghost
- * replaced by its owned copy when here) and 1 if that row is still a ghost's, all as
- * doubles, so that four partners' rows transpose into SIMD vectors. */
-enum { R_POL, R_SPOL, R_IPD3, R_THOLE, R_GROUP, R_COL, R_GHOST };
+/* What the pairs need of an atom, as rows of doubles that four partners' rows transpose
+ * into SIMD vectors (in w->padded, which the PCG uses only after the direct field): per
+ * type alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0: undamped) and the Thole
+ * parameter; per atom (owned and ghost) its group and the byte offset of its row in the
+ * products (a ghost replaced by its owned copy when here). */
+enum { T_POL, T_SPOL, T_IPD3, T_THOLE, T_LEN };
+enum { A_GROUP, A_COL, A_LEN };
 
 /* The batch's scratch arrays: per-pair inputs (pair_inputs), then results (pair_fields).
  * The batch is padded to whole groups of 4 (amoeba_batch); the padding gets zero scales,
@@ -152,7 +153,7 @@ enum {
     S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
     S_TX, S_TY, S_TZ, S_TB,        /* dipole-dipole tensor {s, -b3} */
     S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block, the same */
-    S_PCOL,                        /* k's R_COL (packed with the preconditioner blocks) */
+    S_PCOL,                        /* k's A_COL (packed with the preconditioner blocks) */
     S_COUNT
 };
 
@@ -166,8 +167,10 @@ typedef struct {
     const pk_amoeba_pairs *pairs;
     const double (*x)[3];
     const double (*rpole)[13];
-    const lane8 *rec;              /* the atoms' rows (R_POL...) */
+    const double (*trow)[T_LEN];   /* the types' rows */
+    const double (*arow)[A_LEN];   /* the atoms' rows */
     double off2;                   /* polar_cut^2 */
+    double ghost_col;              /* A_COL from here on: a ghost's row */
     amoeba_switch sw;
     int use_pc, mutual;
 } field_ctx;
@@ -194,42 +197,47 @@ static inline void rows_to_lanes(const double *const r[4], int c, lane4 *a, lane
 static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npad, int *col)
 {
     const pk_amoeba_model *m = c->m;
-    const lane8 *rec = c->rec;
+    const double (*trow)[T_LEN] = c->trow, (*arow)[A_LEN] = c->arow, *ti = trow[c->s->amtype[i]];
+    const int *amtype = c->s->amtype;
     const double *rp = &c->rpole[0][0];
     const int *ks = b->k, *cls = b->cls;
     const double *intra = m->polar_intra, *pscale = m->polar_scale;
-    const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(rec[i][R_GROUP]);
+    const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(arow[i][A_GROUP]);
     const lane4 d11 = lane4_bcast(m->direct11_scale), u11 = lane4_bcast(m->mutual11_scale);
-    const lane4 poli = lane4_bcast(rec[i][R_POL]), spoli = lane4_bcast(rec[i][R_SPOL]);
-    const lane4 ipd3i = lane4_bcast(rec[i][R_IPD3]), thi = lane4_bcast(rec[i][R_THOLE]);
-    const lane4 inf = lane4_bcast(INFINITY);
+    const lane4 poli = lane4_bcast(ti[T_POL]), spoli = lane4_bcast(ti[T_SPOL]);
+    const lane4 ipd3i = lane4_bcast(ti[T_IPD3]), thi = lane4_bcast(ti[T_THOLE]);
+    const lane4 inf = lane4_bcast(INFINITY), remote = lane4_bcast(c->ghost_col);
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
-    lane4 ghosts = {0, 0, 0, 0};
+    long4 ghosts = {0, 0, 0, 0};   /* minus the count (a true comparison is -1) */
     for (int j = 0; j < npad; j += 4) {
         const int *k = ks + j, *cj = cls + j;
-        const double *r[4] = {rec[k[0]], rec[k[1]], rec[k[2]], rec[k[3]]};
-        lane4 v[8];
-        for (int p = 0; p < 4; p++) rows_to_lanes(r, 2 * p, &v[2 * p], &v[2 * p + 1]);
+        const double *t[4] = {trow[amtype[k[0]]], trow[amtype[k[1]]], trow[amtype[k[2]]],
+                              trow[amtype[k[3]]]};
+        const double *r[4] = {arow[k[0]], arow[k[1]], arow[k[2]], arow[k[3]]};
+        lane4 v[T_LEN], group, cols;
+        rows_to_lanes(t, T_POL, &v[T_POL], &v[T_SPOL]);
+        rows_to_lanes(t, T_IPD3, &v[T_IPD3], &v[T_THOLE]);
+        rows_to_lanes(r, A_GROUP, &group, &cols);
         /* same: 1 inside i's polarization group, else 0; the scales as sums with one term 0 */
-        const lane4 same = (lane4)((long4)one & (v[R_GROUP] == gi)), other = one - same;
+        const lane4 same = (lane4)((long4)one & (group == gi)), other = one - same;
         const lane4 pin = {intra[cj[0]], intra[cj[1]], intra[cj[2]], intra[cj[3]]};
         const lane4 pout = {pscale[cj[0]], pscale[cj[1]], pscale[cj[2]], pscale[cj[3]]};
         lane4_store(sc + S_DSC * cap + j, same * d11 + other);
         lane4_store(sc + S_PSC * cap + j, same * pin + other * pout);
         lane4_store(sc + S_USC * cap + j, same * u11 + other);
-        lane4_store(sc + S_POL * cap + j, poli * v[R_POL]);
-        lane4_store(sc + S_SPOL * cap + j, spoli * v[R_SPOL]);
+        lane4_store(sc + S_POL * cap + j, poli * v[T_POL]);
+        lane4_store(sc + S_SPOL * cap + j, spoli * v[T_SPOL]);
         /* amoeba_thole_damp's a = min(thole) (r / (pdamp_i pdamp_k))^3 as a coefficient of
          * r^3, as masks (a select becomes a branch in C) */
-        const long4 lower = thi < v[R_THOLE], undamped = ipd3i * v[R_IPD3] == inf;
-        const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[R_THOLE] & ~lower));
-        const lane4 ta = ipd3i * v[R_IPD3] * g;
+        const long4 lower = thi < v[T_THOLE], undamped = ipd3i * v[T_IPD3] == inf;
+        const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[T_THOLE] & ~lower));
+        const lane4 ta = ipd3i * v[T_IPD3] * g;
         lane4_store(sc + S_THOLE * cap + j, (lane4)(((long4)inf & undamped) | ((long4)ta & ~undamped)));
-        lane4_store(sc + S_PCOL * cap + j, v[R_COL]);
-        const int4 cols = __builtin_convertvector(v[R_COL], int4);
-        memcpy(col + j, &cols, sizeof cols);
-        ghosts += v[R_GHOST];
+        lane4_store(sc + S_PCOL * cap + j, cols);
+        const int4 icols = __builtin_convertvector(cols, int4);
+        memcpy(col + j, &icols, sizeof icols);
+        ghosts += cols >= remote;
         /* k's moments: components 0..9, 11..12 of its rows, 7 and 11 unused */
         const double *q[4] = {rp + 13 * (size_t)k[0], rp + 13 * (size_t)k[1],
                               rp + 13 * (size_t)k[2], rp + 13 * (size_t)k[3]};
@@ -241,11 +249,11 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
         lane4_store(sc + S_MQYZ * cap + j, mo[9]);
         lane4_store(sc + S_MQZZ * cap + j, mo[11]);
     }
-    double g = ghosts[0] + ghosts[1] + ghosts[2] + ghosts[3];
+    long long g = -(ghosts[0] + ghosts[1] + ghosts[2] + ghosts[3]);
     for (int j = b->n; j < npad; j++) {   /* the padding */
         sc[S_DSC * cap + j] = sc[S_PSC * cap + j] = sc[S_USC * cap + j] = 0.0;
         col[j] = (int)sizeof(lane8) * i;
-        g -= rec[ks[j]][R_GHOST];
+        g -= arow[ks[j]][A_COL] >= c->ghost_col;
     }
     return (int)g;
 }
@@ -480,7 +488,9 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
 {
     const int nlocal = a->nlocal, nall = nlocal + a->nghost;
     const int nt = pk_max_threads();
-    field_ctx c = {m, s, pairs, a->x, rpole, NULL, m->set.polar_cut * m->set.polar_cut, {0}, 0,
+    const int ntrow = m->ntypes + 1;   /* types 1..ntypes */
+    field_ctx c = {m, s, pairs, a->x, rpole, NULL, NULL, m->set.polar_cut * m->set.polar_cut,
+                   (double)sizeof(lane8) * nlocal, {0}, 0,
                    m->polarization == PK_AMOEBA_POLAR_MUTUAL};
     c.use_pc = c.mutual && m->set.pcg_precond;
     if (amoeba_switch_init(m, 1, &c.sw, st)) return st->code;
@@ -490,12 +500,21 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
     double *ten = w->tensors.data, *pten = w->pc_tensors.data;
 
     memset(field, 0, (size_t)nall * sizeof *field);
-    if (pk_buffer_reserve(&w->padded, (size_t)(nall > 0 ? nall : 1), sizeof(lane8), st) ||
+    if (pk_buffer_reserve(&w->padded, (size_t)T_LEN * ntrow + (size_t)A_LEN * nall, sizeof(double),
+                          st) ||
         pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st) ||
         amoeba_batches_begin(&w->batches, nl, nt, S_COUNT, st))
         return st->code;
-    lane8 *rec = w->padded.data;
-    c.rec = rec;
+    double (*trow)[T_LEN] = w->padded.data, (*arow)[A_LEN] = (double (*)[A_LEN])(trow + ntrow);
+    for (int t = 0; t < ntrow; t++) {
+        const double pd = m->pdamp[t];
+        trow[t][T_POL] = m->polarity[t];
+        trow[t][T_SPOL] = sqrt(m->polarity[t]);
+        trow[t][T_IPD3] = pd != 0.0 ? 1.0 / (pd * pd * pd) : INFINITY;
+        trow[t][T_THOLE] = m->thole[t];
+    }
+    c.trow = (const double (*)[T_LEN])trow;
+    c.arow = (const double (*)[A_LEN])arow;
     int remote = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : remote)
     {
@@ -505,11 +524,9 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
         const int *owner = s->owner;
 #pragma omp for schedule(static)
         for (int k = 0; k < nall; k++) {
-            const int t = s->amtype[k], o = owner ? owner[k] : -1, kk = o >= 0 ? o : k;
-            const double pd = m->pdamp[t], ipd3 = pd != 0.0 ? 1.0 / (pd * pd * pd) : INFINITY;
-            const double r[8] = {m->polarity[t], sqrt(m->polarity[t]), ipd3, m->thole[t],
-                                 s->amgroup[k], (double)sizeof(lane8) * kk, kk >= nlocal, 0.0};
-            memcpy(rec[k], r, sizeof r);
+            const int o = owner ? owner[k] : -1;
+            arow[k][A_GROUP] = s->amgroup[k];
+            arow[k][A_COL] = (double)sizeof(lane8) * (o >= 0 ? o : k);
         }
         int off = -1, poff = -1;   /* where this thread's next atom's pairs go */
 #pragma omp for schedule(static)
