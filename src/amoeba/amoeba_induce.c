@@ -139,20 +139,16 @@ static inline lane4 lane4_load(const double *p)
 enum { T_POL, T_SPOL, T_IPD3, T_THOLE, T_LEN };
 enum { A_GROUP, A_COL, A_LEN };
 
-/* The batch's scratch arrays: per-pair inputs (pair_inputs), then results (pair_fields).
- * The batch is padded to whole groups of 4 (amoeba_batch); the padding gets zero scales,
- * so its fields and tensors are 0. */
+/* The batch's scratch arrays: per-pair inputs (pair_inputs, pair_kernels), then the
+ * preconditioner blocks (pair_fields). The batch is padded to whole groups of 4
+ * (amoeba_batch); the padding gets zero scales, so its fields and tensors are 0. */
 enum {
     S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
     S_POL, S_SPOL,                 /* alpha_i alpha_k and its square root */
     S_THOLE,                       /* Thole's a / r^3 = min(thole_i, thole_k) / (pdamp_i
                                       pdamp_k)^3, infinite where undamped */
-    S_MC, S_MDX, S_MDY, S_MDZ,     /* k's multipoles: charge, dipole, */
-    S_MQXX, S_MQXY, S_MQXZ, S_MQYY, S_MQYZ, S_MQZZ,   /* quadrupole (upper triangle) */
     S_B0, S_B1, S_B2, S_SR,        /* damped kernels (pair_kernels), S(r) */
-    S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
-    S_TX, S_TY, S_TZ, S_TB,        /* dipole-dipole tensor {s, -b3} */
-    S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block, the same */
+    S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block {s, -b3} */
     S_PCOL,                        /* k's A_COL (packed with the preconditioner blocks) */
     S_COUNT
 };
@@ -191,15 +187,14 @@ static inline void rows_to_lanes(const double *const r[4], int c, lane4 *a, lane
 }
 
 /* The per-pair inputs of the padded batch of i, four pairs at a time from their partners'
- * rows: scale factors by group and special class (0 in the padding), Thole parameters,
- * k's multipoles, and col[j], the byte offset of partner j's row in the products (i for
+ * rows: scale factors by group and special class (0 in the padding), Thole coefficient,
+ * polarizabilities, and col[j], the byte offset of partner j's row in the products (i for
  * the padding). Returns how many partners are still ghosts. */
 static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npad, int *col)
 {
     const pk_amoeba_model *m = c->m;
     const double (*trow)[T_LEN] = c->trow, (*arow)[A_LEN] = c->arow, *ti = trow[c->s->amtype[i]];
     const int *amtype = c->s->amtype;
-    const double *rp = &c->rpole[0][0];
     const int *ks = b->k, *cls = b->cls;
     const double *intra = m->polar_intra, *pscale = m->polar_scale;
     const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(arow[i][A_GROUP]);
@@ -238,16 +233,6 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
         const int4 icols = __builtin_convertvector(cols, int4);
         memcpy(col + j, &icols, sizeof icols);
         ghosts += cols >= remote;
-        /* k's moments: components 0..9, 11..12 of its rows, 7 and 11 unused */
-        const double *q[4] = {rp + 13 * (size_t)k[0], rp + 13 * (size_t)k[1],
-                              rp + 13 * (size_t)k[2], rp + 13 * (size_t)k[3]};
-        lane4 mo[12];
-        for (int p = 0; p < 5; p++) rows_to_lanes(q, 2 * p, &mo[2 * p], &mo[2 * p + 1]);
-        rows_to_lanes(q, 11, &mo[10], &mo[11]);
-        for (int p = 0; p < 7; p++) lane4_store(sc + (S_MC + p) * cap + j, mo[p]);
-        lane4_store(sc + S_MQYY * cap + j, mo[8]);
-        lane4_store(sc + S_MQYZ * cap + j, mo[9]);
-        lane4_store(sc + S_MQZZ * cap + j, mo[11]);
     }
     long long g = -(ghosts[0] + ghosts[1] + ghosts[2] + ghosts[3]);
     for (int j = b->n; j < npad; j++) {   /* the padding */
@@ -293,113 +278,135 @@ static inline __attribute__((always_inline)) void pair_kernels(const field_ctx *
     }
 }
 
-/* The pair kernel over the padded batch of i (SIMD): permanent fields at k (results) and at
- * i (added to fi[6], d then p set), the dipole-dipole tensor and the preconditioner block,
- * from the damped kernels of pair_kernels. */
+/* sqrt(x) where x > 0, else 0 */
+static inline lane4 lane4_sqrt_pos(lane4 x)
+{
+#ifdef __AVX__
+    const lane4 r = (lane4)_mm256_sqrt_pd((__m256d)x);
+#else
+    lane4 r;
+    for (int l = 0; l < 4; l++) r[l] = sqrt(x[l]);
+#endif
+    return (lane4)((long4)r & (x > lane4_bcast(0.0)));
+}
+
+/* Add four pairs' fields f[d] (component d, d then p set, of each pair) to the rows of
+ * their partners k[0..3] of fl: transposed into rows, two wide additions per partner. */
+static inline void add_rows4(double (*fl)[6], const int *k, const lane4 f[6])
+{
+    /* rows {dx dy dz px} of the four, and {py pz} */
+    const lane4 a01 = lane4_even(f[0], f[1]), b01 = lane4_odd(f[0], f[1]);
+    const lane4 a23 = lane4_even(f[2], f[3]), b23 = lane4_odd(f[2], f[3]);
+    const lane4 c45 = lane4_even(f[4], f[5]), d45 = lane4_odd(f[4], f[5]);
+    lane4_add(fl[k[0]], __builtin_shufflevector(a01, a23, 0, 1, 4, 5));
+    lane4_add(fl[k[1]], __builtin_shufflevector(b01, b23, 0, 1, 4, 5));
+    lane4_add(fl[k[2]], __builtin_shufflevector(a01, a23, 2, 3, 6, 7));
+    lane4_add(fl[k[3]], __builtin_shufflevector(b01, b23, 2, 3, 6, 7));
+    lane2_add(fl[k[0]] + 4, __builtin_shufflevector(c45, c45, 0, 1));
+    lane2_add(fl[k[1]] + 4, __builtin_shufflevector(d45, d45, 0, 1));
+    lane2_add(fl[k[2]] + 4, __builtin_shufflevector(c45, c45, 2, 3));
+    lane2_add(fl[k[3]] + 4, __builtin_shufflevector(d45, d45, 2, 3));
+}
+
+/* The pair kernel over the padded batch of i, four pairs at a time as SIMD vectors (k's
+ * moments transposed from its rows of rpole, no gathers), from the damped kernels of
+ * pair_kernels: the permanent fields at i (added to fi[6], d then p set) and at k (added to
+ * fl), and, for mutual polarization (ten, the batch's first tensor group, not NULL), the
+ * dipole-dipole tensors, stored, and the preconditioner blocks (S_PX...). smooth is a
+ * constant in each of the two copies (pair_fields). */
 static inline __attribute__((always_inline)) void pair_fields_mode(const field_ctx *c, int i,
                                                                     const amoeba_batch *b,
                                                                     int npad, double fi[6],
+                                                                    double (*fl)[6], double *ten,
                                                                     const int smooth)
 {
-    const double *pi = c->rpole[i];
+    const double *rp = &c->rpole[0][0], *pi = c->rpole[i];
     const double ci = pi[0], dix = pi[1], diy = pi[2], diz = pi[3];
     const double qxx = pi[4], qxy = pi[5], qxz = pi[6], qyy = pi[8], qyz = pi[9], qzz = pi[12];
-    const double off2 = c->off2;
-    const double *rxs = b->rx, *rys = b->ry, *rzs = b->rz, *r2s = b->r2;
+    const lane4 one = lane4_bcast(1.0), off2 = lane4_bcast(c->off2);
+    const int *ks = b->k;
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
     const double *dsc = sc + S_DSC * cap, *psc = sc + S_PSC * cap, *usc = sc + S_USC * cap;
-    const double *polk = sc + S_POL * cap, *spolk = sc + S_SPOL * cap, *mk = sc + S_MC * cap;
+    const double *polk = sc + S_POL * cap, *spolk = sc + S_SPOL * cap;
     const double *b0s = sc + S_B0 * cap, *b1s = sc + S_B1 * cap, *b2s = sc + S_B2 * cap;
     const double *srs = sc + S_SR * cap;
-    double *const fk = sc + S_FDX * cap, *const tk = sc + S_TX * cap, *const pk = sc + S_PX * cap;
-    double fdx = 0.0, fdy = 0.0, fdz = 0.0, fpx = 0.0, fpy = 0.0, fpz = 0.0;
-#pragma omp simd reduction(+ : fdx, fdy, fdz, fpx, fpy, fpz)
-    for (int j = 0; j < npad; j++) {
-        const double rx = rxs[j], ry = rys[j], rz = rzs[j], r2 = r2s[j];
-        const double b0 = b0s[j], b1 = b1s[j], b2 = b2s[j];
+    double *const pk = sc + S_PX * cap;
+    lane4 fd[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, fp[3] = {fd[0], fd[1], fd[2]};
+    for (int j = 0; j < npad; j += 4) {
+        const lane4 rx = lane4_load(b->rx + j), ry = lane4_load(b->ry + j);
+        const lane4 rz = lane4_load(b->rz + j), r2 = lane4_load(b->r2 + j);
+        const lane4 b0 = lane4_load(b0s + j), b1 = lane4_load(b1s + j), b2 = lane4_load(b2s + j);
         /* the field and T_ik only within polar_cut (a preconditioner pair may be farther in
          * LAMMPS mode); in SMOOTH mode they and the preconditioner block carry S(r), 0 from
          * the cutoff on */
-        const double in = r2 <= off2 ? 1.0 : 0.0;
-        const double sr = smooth ? in * srs[j] : 1.0, fm = smooth ? sr : in;
+        const lane4 in = (lane4)((long4)one & (r2 <= off2));
+        const lane4 sr = smooth ? in * lane4_load(srs + j) : one, fm = smooth ? sr : in;
+        /* k's moments: components 0..9, 11, 12 of the rows (7 and 11 unused) */
+        const double *rows[4] = {rp + 13 * (size_t)ks[j], rp + 13 * (size_t)ks[j + 1],
+                                 rp + 13 * (size_t)ks[j + 2], rp + 13 * (size_t)ks[j + 3]};
+        lane4 mk[12];
+        for (int p = 0; p < 5; p++) rows_to_lanes(rows, 2 * p, &mk[2 * p], &mk[2 * p + 1]);
+        rows_to_lanes(rows, 11, &mk[10], &mk[11]);
+        const lane4 ck = mk[0], dkx = mk[1], dky = mk[2], dkz = mk[3];
+        const lane4 kxx = mk[4], kxy = mk[5], kxz = mk[6], kyy = mk[8], kyz = mk[9], kzz = mk[11];
         /* fields of k's moments at i and of i's at k (Tinker udirect2b; Q symmetric) */
-        const double ck = mk[j], dkx = mk[cap + j], dky = mk[2 * cap + j], dkz = mk[3 * cap + j];
-        const double kxx = mk[4 * cap + j], kxy = mk[5 * cap + j], kxz = mk[6 * cap + j];
-        const double kyy = mk[7 * cap + j], kyz = mk[8 * cap + j], kzz = mk[9 * cap + j];
-        const double qix = qxx * rx + qxy * ry + qxz * rz;
-        const double qiy = qxy * rx + qyy * ry + qyz * rz;
-        const double qiz = qxz * rx + qyz * ry + qzz * rz;
-        const double qkx = kxx * rx + kxy * ry + kxz * rz;
-        const double qky = kxy * rx + kyy * ry + kyz * rz;
-        const double qkz = kxz * rx + kyz * ry + kzz * rz;
-        const double dir = dix * rx + diy * ry + diz * rz;
-        const double dkr = dkx * rx + dky * ry + dkz * rz;
-        const double qir = qix * rx + qiy * ry + qiz * rz;
-        const double qkr = qkx * rx + qky * ry + qkz * rz;
-        const double gk = b0 * ck - b1 * dkr + b2 * qkr;
-        const double gi = b0 * ci + b1 * dir + b2 * qir;
-        const double eix = -rx * gk - b0 * dkx + 2.0 * b1 * qkx;
-        const double eiy = -ry * gk - b0 * dky + 2.0 * b1 * qky;
-        const double eiz = -rz * gk - b0 * dkz + 2.0 * b1 * qkz;
-        const double ekx = rx * gi - b0 * dix - 2.0 * b1 * qix;
-        const double eky = ry * gi - b0 * diy - 2.0 * b1 * qiy;
-        const double ekz = rz * gi - b0 * diz - 2.0 * b1 * qiz;
+        const lane4 qix = qxx * rx + qxy * ry + qxz * rz;
+        const lane4 qiy = qxy * rx + qyy * ry + qyz * rz;
+        const lane4 qiz = qxz * rx + qyz * ry + qzz * rz;
+        const lane4 qkx = kxx * rx + kxy * ry + kxz * rz;
+        const lane4 qky = kxy * rx + kyy * ry + kyz * rz;
+        const lane4 qkz = kxz * rx + kyz * ry + kzz * rz;
+        const lane4 dir = dix * rx + diy * ry + diz * rz;
+        const lane4 dkr = dkx * rx + dky * ry + dkz * rz;
+        const lane4 qir = qix * rx + qiy * ry + qiz * rz;
+        const lane4 qkr = qkx * rx + qky * ry + qkz * rz;
+        const lane4 gk = b0 * ck - b1 * dkr + b2 * qkr;
+        const lane4 gi = b0 * ci + b1 * dir + b2 * qir;
+        const lane4 eix = -rx * gk - b0 * dkx + 2.0 * b1 * qkx;
+        const lane4 eiy = -ry * gk - b0 * dky + 2.0 * b1 * qky;
+        const lane4 eiz = -rz * gk - b0 * dkz + 2.0 * b1 * qkz;
+        const lane4 ekx = rx * gi - b0 * dix - 2.0 * b1 * qix;
+        const lane4 eky = ry * gi - b0 * diy - 2.0 * b1 * qiy;
+        const lane4 ekz = rz * gi - b0 * diz - 2.0 * b1 * qiz;
         /* the field is linear in the kernels: the unscaled one, times each set's scale */
-        const double ds = fm * dsc[j], ps = fm * psc[j];
-        fdx += ds * eix, fdy += ds * eiy, fdz += ds * eiz;
-        fpx += ps * eix, fpy += ps * eiy, fpz += ps * eiz;
-        fk[j] = ds * ekx, fk[cap + j] = ds * eky, fk[2 * cap + j] = ds * ekz;
-        fk[3 * cap + j] = ps * ekx, fk[4 * cap + j] = ps * eky, fk[5 * cap + j] = ps * ekz;
+        const lane4 ds = fm * lane4_load(dsc + j), ps = fm * lane4_load(psc + j);
+        fd[0] += ds * eix, fd[1] += ds * eiy, fd[2] += ds * eiz;
+        fp[0] += ps * eix, fp[1] += ps * eiy, fp[2] += ps * eiz;
+        const lane4 fk[6] = {ds * ekx, ds * eky, ds * ekz, ps * ekx, ps * eky, ps * ekz};
+        add_rows4(fl, ks + j, fk);
+        if (!ten) continue;
         /* T_ik = b5 r r^T - b3 I with b3 = S u l3 / r^3, b5 = S u 3 l5 / r^5 (b5 >= 0, but
-         * S rounds to -1e-17 just inside the cutoff); the preconditioner block of a pair the
-         * list marked at reneighbouring is alpha_i alpha_k T_ik (LAMMPS uscale0b), its s
-         * sqrt(alpha_i alpha_k) times T's */
-        const double us = sr * usc[j];
-        const double b5 = us * b1, q = b5 > 0.0 ? sqrt(b5) : 0.0;
-        tk[j] = in * q * rx, tk[cap + j] = in * q * ry;
-        tk[2 * cap + j] = in * q * rz, tk[3 * cap + j] = -in * us * b0;
-        const double qp = q * spolk[j];
-        pk[j] = qp * rx, pk[cap + j] = qp * ry, pk[2 * cap + j] = qp * rz;
-        pk[3 * cap + j] = -us * b0 * polk[j];
+         * S rounds to -1e-17 just inside the cutoff), stored as a group; the preconditioner
+         * block of a pair the list marked at reneighbouring is alpha_i alpha_k T_ik (LAMMPS
+         * uscale0b), its s sqrt(alpha_i alpha_k) times T's */
+        const lane4 us = sr * lane4_load(usc + j), b5 = us * b1, q = lane4_sqrt_pos(b5);
+        double *t = ten + 4 * (size_t)j;
+        lane4_store(t, in * q * rx);
+        lane4_store(t + 4, in * q * ry);
+        lane4_store(t + 8, in * q * rz);
+        lane4_store(t + 12, -in * us * b0);
+        const lane4 qp = q * lane4_load(spolk + j);
+        lane4_store(pk + j, qp * rx);
+        lane4_store(pk + cap + j, qp * ry);
+        lane4_store(pk + 2 * cap + j, qp * rz);
+        lane4_store(pk + 3 * cap + j, -us * b0 * lane4_load(polk + j));
     }
-    fi[0] += fdx, fi[1] += fdy, fi[2] += fdz;
-    fi[3] += fpx, fi[4] += fpy, fi[5] += fpz;
+    for (int d = 0; d < 3; d++) {
+        fi[d] += (fd[d][0] + fd[d][1]) + (fd[d][2] + fd[d][3]);
+        fi[3 + d] += (fp[d][0] + fp[d][1]) + (fp[d][2] + fp[d][3]);
+    }
 }
 
-static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int npad, double fi[6])
+static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int npad, double fi[6],
+                        double (*fl)[6], double *ten)
 {
     if (c->sw.on) {
         pair_kernels(c, b, npad, 1);
-        pair_fields_mode(c, i, b, npad, fi, 1);
+        pair_fields_mode(c, i, b, npad, fi, fl, ten, 1);
     } else {
         pair_kernels(c, b, npad, 0);
-        pair_fields_mode(c, i, b, npad, fi, 0);
-    }
-}
-
-/* Add the padded batch's fields at the partners to fl (d then p set): four pairs at a time,
- * their six result arrays transposed into rows (the padding adds zeros to its partner). */
-static void add_fields(const amoeba_batch *b, int npad, double (*fl)[6])
-{
-    const double *sc = b->scratch;
-    const size_t cap = (size_t)b->cap;
-    const int *ks = b->k;
-    for (int j = 0; j < npad; j += 4) {
-        lane4 f[6];
-        for (int d = 0; d < 6; d++) f[d] = lane4_load(sc + (S_FDX + d) * cap + j);
-        /* rows {dx dy dz px} of the four, and {py pz} */
-        const lane4 a01 = lane4_even(f[0], f[1]), b01 = lane4_odd(f[0], f[1]);
-        const lane4 a23 = lane4_even(f[2], f[3]), b23 = lane4_odd(f[2], f[3]);
-        const lane4 c45 = lane4_even(f[4], f[5]), d45 = lane4_odd(f[4], f[5]);
-        lane4_add(fl[ks[j]], __builtin_shufflevector(a01, a23, 0, 1, 4, 5));
-        lane4_add(fl[ks[j + 1]], __builtin_shufflevector(b01, b23, 0, 1, 4, 5));
-        lane4_add(fl[ks[j + 2]], __builtin_shufflevector(a01, a23, 2, 3, 6, 7));
-        lane4_add(fl[ks[j + 3]], __builtin_shufflevector(b01, b23, 2, 3, 6, 7));
-        lane2_add(fl[ks[j]] + 4, __builtin_shufflevector(c45, c45, 0, 1));
-        lane2_add(fl[ks[j + 1]] + 4, __builtin_shufflevector(d45, d45, 0, 1));
-        lane2_add(fl[ks[j + 2]] + 4, __builtin_shufflevector(c45, c45, 2, 3));
-        lane2_add(fl[ks[j + 3]] + 4, __builtin_shufflevector(d45, d45, 2, 3));
+        pair_fields_mode(c, i, b, npad, fi, fl, ten, 0);
     }
 }
 
@@ -447,19 +454,15 @@ static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
 }
 #endif
 
-/* Store the padded batch's tensors at entries off...: all the gathered pairs (a
- * preconditioner pair beyond polar_cut keeps a zero T_ik), and the preconditioner blocks of
- * the marked pairs (zero where S(r) is) at poff..., padded to a multiple of 4 with partner i
- * and zero tensors. */
+/* Store the preconditioner blocks of the padded batch's marked pairs (zero where S(r) is)
+ * at poff..., padded to a multiple of 4 with partner i and zero tensors, and the batch's
+ * slot (its npad dipole pairs were stored at off... by pair_fields; a preconditioner pair
+ * beyond polar_cut keeps a zero T_ik there). */
 static void store_tensors(const amoeba_batch *b, int i, int npad, int off, int poff,
-                          double *ten, int *pcol, double *pten, slot *sl)
+                          int *pcol, double *pten, slot *sl)
 {
     const size_t cap = (size_t)b->cap;
     double *sc = b->scratch;
-    for (int g = 0; g < npad; g += 4) {   /* a group: 4 components of 4 pairs */
-        double *t = ten + 4 * ((size_t)off + g);
-        for (int s = 0; s < 4; s++) lane4_store(t + 4 * s, lane4_load(sc + (S_TX + s) * cap + g));
-    }
     const int np = pack_pc(b->pc, sc, cap, npad), npc = (np + 3) / 4 * 4;
     for (int j = np; j < npc; j++) {
         for (int s = S_PX; s <= S_PB; s++) sc[s * cap + j] = 0.0;
@@ -537,10 +540,9 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
             amoeba_batch_pairs(&b, c.pairs, c.x, i, ii, c.off2, c.use_pc);
             const int npad = (b.n + 3) / 4 * 4;   /* the batch's padding */
             remote += pair_inputs(&c, i, &b, npad, col + off);
-            pair_fields(&c, i, &b, npad, fl[i]);
-            add_fields(&b, npad, fl);
+            pair_fields(&c, i, &b, npad, fl[i], fl, c.mutual ? ten + 4 * (size_t)off : NULL);
             if (!c.mutual) continue;
-            store_tensors(&b, i, npad, off, poff, ten, pcol, pten, &sl[ii]);
+            store_tensors(&b, i, npad, off, poff, pcol, pten, &sl[ii]);
             off += sl[ii].ndip;
             poff += sl[ii].npc;
         }
