@@ -224,7 +224,7 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
         lane4_store(sc + S_POL * cap + j, poli * v[T_POL]);
         lane4_store(sc + S_SPOL * cap + j, spoli * v[T_SPOL]);
         /* amoeba_thole_damp's a = min(thole) (r / (pdamp_i pdamp_k))^3 as a coefficient of
-         * r^3, as masks (a select becomes a branch in C) */
+         * r^3; the selects as masks (C has no ?: on vectors) */
         const long4 lower = thi < v[T_THOLE], undamped = ipd3i * v[T_IPD3] == inf;
         const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[T_THOLE] & ~lower));
         const lane4 ta = ipd3i * v[T_IPD3] * g;
