@@ -75,10 +75,6 @@ typedef double lane8[8];
  * col[e] (the byte offset of the partner's lane8 row in a product; an int, so up to 2^25
  * atoms on a rank) and its tensor {s, -b3} (the header), component c at
  * ten[4 (e - e % 4) + 4 c + e % 4], so that a group's components load as four lane4. */
-static double *tensor_slot(void *ten, int e)
-{
-    return (double *)ten + 4 * (e - e % 4) + e % 4;
-}
 
 static inline lane2 lane2_load(const double *p)
 {
@@ -135,250 +131,353 @@ static inline lane4 lane4_load(const double *p)
 
 /* ---- direct field ----------------------------------------------------------------------- */
 
-/* The batch's scratch arrays: per-pair inputs (pair_inputs, thole_factors), then results. */
+/* What the pairs need of an atom, as rows of doubles that four partners' rows transpose
+ * into SIMD vectors (in w->padded, which the PCG uses only after the direct field): per
+ * type alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0: undamped) and the Thole
+ * parameter; per atom (owned and ghost) its group and the byte offset of its row in the
+ * products (a ghost replaced by its owned copy when here). */
+enum { T_POL, T_SPOL, T_IPD3, T_THOLE, T_LEN };
+enum { A_GROUP, A_COL, A_LEN };
+
+/* The batch's scratch arrays: per-pair inputs (pair_inputs, pair_kernels), then the
+ * preconditioner blocks (pair_fields). The batch is padded to whole groups of 4
+ * (amoeba_batch); the padding gets zero scales, so its fields and tensors are 0. */
 enum {
-    S_ROW,                         /* k's row in rpole, 13 k (a long) */
     S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
-    S_POL, S_PDAMP, S_THOLE,       /* k's alpha, alpha^(1/6) and Thole parameter */
-    S_EXP, S_A,                    /* Thole e^-a and a (amoeba_thole_damp) */
-    S_FDX, S_FDY, S_FDZ, S_FPX, S_FPY, S_FPZ,   /* field at k, d and p sets */
-    S_TX, S_TY, S_TZ, S_TB,        /* dipole-dipole tensor {s, -b3} */
-    S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block, the same */
+    S_POL, S_SPOL,                 /* alpha_i alpha_k and its square root */
+    S_THOLE,                       /* Thole's a / r^3 = min(thole_i, thole_k) / (pdamp_i
+                                      pdamp_k)^3, infinite where undamped */
+    S_B0, S_B1, S_B2, S_SR,        /* damped kernels (pair_kernels), S(r) */
+    S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block {s, -b3} */
+    S_PCOL,                        /* k's A_COL (packed with the preconditioner blocks) */
     S_COUNT
 };
+
+typedef long long long4 __attribute__((vector_size(4 * sizeof(long long))));
+typedef int int4 __attribute__((vector_size(4 * sizeof(int))));
 
 /* What the direct-field kernel reads. */
 typedef struct {
     const pk_amoeba_model *m;
     const pk_amoeba_sites *s;
-    const pk_amoeba_list *nl;
     const pk_amoeba_pairs *pairs;
     const double (*x)[3];
     const double (*rpole)[13];
+    const double (*trow)[T_LEN];   /* the types' rows */
+    const double (*arow)[A_LEN];   /* the atoms' rows */
     double off2;                   /* polar_cut^2 */
-    double start2, zero2;          /* S(r) = 1 up to start2 and 0 from zero2 (infinite when
-                                      the switch is off) */
+    double ghost_col;              /* A_COL from here on: a ghost's row */
     amoeba_switch sw;
-    int use_pc, mutual, nlocal;
+    int use_pc, mutual;
 } field_ctx;
 
-/* The pairs of listed atom ii that the field or the preconditioner needs, from the step's
- * pairs: within polar_cut, or marked for the preconditioner (b->pc) when it is used; and
- * the partners' rows in rpole. */
-static void gather_pairs(const field_ctx *c, int i, int ii, amoeba_batch *b)
+static inline void lane4_store(double *p, lane4 v)
 {
-    amoeba_batch_pairs(b, c->pairs, c->x, i, ii, c->off2, c->use_pc);
-    const int *ks = b->k, n = b->n;
-    long *row = (long *)(b->scratch + S_ROW * (size_t)b->cap);
-#pragma omp simd
-    for (int j = 0; j < n; j++) row[j] = 13 * (long)ks[j];
+    memcpy(p, &v, sizeof v);
 }
 
-/* col[j]: the byte offset of partner j's row in the products, a ghost replaced by its
- * owned copy when here. Returns how many partners are still ghosts. */
-static int partner_rows(const field_ctx *c, const amoeba_batch *b, int *col)
+/* Components c and c + 1 of the rows r[0..3] as the vectors {r0[c] r1[c] r2[c] r3[c]} (*a)
+ * and the same of c + 1 (*b): two-wide loads joined and interleaved, instead of gathers. */
+static inline void rows_to_lanes(const double *const r[4], int c, lane4 *a, lane4 *b)
 {
-    const int *owner = c->s->owner, *ks = b->k, nlocal = c->nlocal, n = b->n;
-    int ghosts = 0;
-    if (owner) {
-#pragma omp simd reduction(+ : ghosts)
-        for (int j = 0; j < n; j++) {
-            const int k = ks[j], o = owner[k], kk = o >= 0 ? o : k;
-            col[j] = (int)sizeof(lane8) * kk;
-            ghosts += kk >= nlocal;
-        }
-    } else {
-#pragma omp simd reduction(+ : ghosts)
-        for (int j = 0; j < n; j++) {
-            col[j] = (int)sizeof(lane8) * ks[j];
-            ghosts += ks[j] >= nlocal;
-        }
-    }
-    return ghosts;
+    const lane4 lo = __builtin_shufflevector(lane2_load(r[0] + c), lane2_load(r[2] + c), 0, 1, 2, 3);
+    const lane4 hi = __builtin_shufflevector(lane2_load(r[1] + c), lane2_load(r[3] + c), 0, 1, 2, 3);
+    *a = lane4_even(lo, hi);
+    *b = lane4_odd(lo, hi);
 }
 
-/* Per-pair inputs of the batch of i: scale factors by group and special class, k's type
- * data. */
-static void pair_inputs(const field_ctx *c, int i, const amoeba_batch *b)
+/* The per-pair inputs of the padded batch of i, four pairs at a time from their partners'
+ * rows: scale factors by group and special class (0 in the padding), Thole coefficient,
+ * polarizabilities, and col[j], the byte offset of partner j's row in the products (i for
+ * the padding). Returns how many partners are still ghosts. */
+static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npad, int *col)
 {
     const pk_amoeba_model *m = c->m;
-    const int *amtype = c->s->amtype, *amgroup = c->s->amgroup, *ks = b->k, *cls = b->cls;
-    const int gi = amgroup[i], n = b->n;
-    const double *pol = m->polarity, *pdamp = m->pdamp, *thole = m->thole;
+    const double (*trow)[T_LEN] = c->trow, (*arow)[A_LEN] = c->arow, *ti = trow[c->s->amtype[i]];
+    const int *amtype = c->s->amtype;
+    const int *ks = b->k, *cls = b->cls;
     const double *intra = m->polar_intra, *pscale = m->polar_scale;
-    const double d11 = m->direct11_scale, u11 = m->mutual11_scale;
+    const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(arow[i][A_GROUP]);
+    const lane4 d11 = lane4_bcast(m->direct11_scale), u11 = lane4_bcast(m->mutual11_scale);
+    const lane4 poli = lane4_bcast(ti[T_POL]), spoli = lane4_bcast(ti[T_SPOL]);
+    const lane4 ipd3i = lane4_bcast(ti[T_IPD3]), thi = lane4_bcast(ti[T_THOLE]);
+    const lane4 inf = lane4_bcast(INFINITY), remote = lane4_bcast(c->ghost_col);
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
+    long4 ghosts = {0, 0, 0, 0};   /* minus the count (a true comparison is -1) */
+    for (int j = 0; j < npad; j += 4) {
+        const int *k = ks + j, *cj = cls + j;
+        const double *t[4] = {trow[amtype[k[0]]], trow[amtype[k[1]]], trow[amtype[k[2]]],
+                              trow[amtype[k[3]]]};
+        const double *r[4] = {arow[k[0]], arow[k[1]], arow[k[2]], arow[k[3]]};
+        lane4 v[T_LEN], group, cols;
+        rows_to_lanes(t, T_POL, &v[T_POL], &v[T_SPOL]);
+        rows_to_lanes(t, T_IPD3, &v[T_IPD3], &v[T_THOLE]);
+        rows_to_lanes(r, A_GROUP, &group, &cols);
+        /* same: 1 inside i's polarization group, else 0; the scales as sums with one term 0 */
+        const lane4 same = (lane4)((long4)one & (group == gi)), other = one - same;
+        const lane4 pin = {intra[cj[0]], intra[cj[1]], intra[cj[2]], intra[cj[3]]};
+        const lane4 pout = {pscale[cj[0]], pscale[cj[1]], pscale[cj[2]], pscale[cj[3]]};
+        lane4_store(sc + S_DSC * cap + j, same * d11 + other);
+        lane4_store(sc + S_PSC * cap + j, same * pin + other * pout);
+        lane4_store(sc + S_USC * cap + j, same * u11 + other);
+        lane4_store(sc + S_POL * cap + j, poli * v[T_POL]);
+        lane4_store(sc + S_SPOL * cap + j, spoli * v[T_SPOL]);
+        /* amoeba_thole_damp's a = min(thole) (r / (pdamp_i pdamp_k))^3 as a coefficient of
+         * r^3; the selects as masks (C has no ?: on vectors) */
+        const long4 lower = thi < v[T_THOLE], undamped = ipd3i * v[T_IPD3] == inf;
+        const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[T_THOLE] & ~lower));
+        const lane4 ta = ipd3i * v[T_IPD3] * g;
+        lane4_store(sc + S_THOLE * cap + j, (lane4)(((long4)inf & undamped) | ((long4)ta & ~undamped)));
+        lane4_store(sc + S_PCOL * cap + j, cols);
+        const int4 icols = __builtin_convertvector(cols, int4);
+        memcpy(col + j, &icols, sizeof icols);
+        ghosts += cols >= remote;
+    }
+    long long g = -(ghosts[0] + ghosts[1] + ghosts[2] + ghosts[3]);
+    for (int j = b->n; j < npad; j++) {   /* the padding */
+        sc[S_DSC * cap + j] = sc[S_PSC * cap + j] = sc[S_USC * cap + j] = 0.0;
+        col[j] = (int)sizeof(lane8) * i;
+        g -= arow[ks[j]][A_COL] >= c->ghost_col;
+    }
+    return (int)g;
+}
+
+/* The distance-dependent part of the pair kernel over the padded batch of i (SIMD): the
+ * Thole-damped 1/r^3, 3/r^5, 15/r^7 and, in SMOOTH mode, S(r) (smooth is a constant in each
+ * copy, pair_fields). A loop of its own: its chain of sqrt, exp and products is long, and
+ * the processor overlaps more iterations of two short loops than of one long one. */
+static inline __attribute__((always_inline)) void pair_kernels(const field_ctx *c,
+                                                                const amoeba_batch *b, int npad,
+                                                                const int smooth)
+{
+    const double sw0 = c->sw.start, inv_width = 1.0 / c->sw.width;
+    const double *r2s = b->r2;
+    double *const sc = b->scratch;
+    const size_t cap = (size_t)b->cap;
+    const double *tha = sc + S_THOLE * cap;
+    double *const b0s = sc + S_B0 * cap, *const b1s = sc + S_B1 * cap;
+    double *const b2s = sc + S_B2 * cap, *const srs = sc + S_SR * cap;
 #pragma omp simd
-    for (int j = 0; j < n; j++) {
-        const int k = ks[j], tk = amtype[k], same = amgroup[k] == gi;
-        const int cj = cls[j];
-        const double p_in = intra[cj], p_out = pscale[cj];
-        const double dsc = same ? d11 : 1.0, psc = same ? p_in : p_out, usc = same ? u11 : 1.0;
-        sc[S_DSC * cap + j] = dsc;
-        sc[S_PSC * cap + j] = psc;
-        sc[S_USC * cap + j] = usc;
-        sc[S_POL * cap + j] = pol[tk];
-        sc[S_PDAMP * cap + j] = pdamp[tk];
-        sc[S_THOLE * cap + j] = thole[tk];
+    for (int j = 0; j < npad; j++) {
+        const double r2 = r2s[j], rr = sqrt(r2), rr1 = 1.0 / rr, rr2 = rr1 * rr1;
+        /* S(r) (amoeba_switch_eval) inside the cutoff */
+        if (smooth) {
+            double xs = (rr - sw0) * inv_width;
+            xs = xs > 0.0 ? xs : 0.0;
+            srs[j] = 1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs));
+        }
+        /* a and e^-a as amoeba_thole_damp (0 where undamped), the division by pdamp_i
+         * pdamp_k done in pair_inputs */
+        const double au = tha[j] * (r2 * rr), a = au < AMOEBA_THOLE_FAR ? au : 0.0;
+        const double e = au < AMOEBA_THOLE_FAR ? amoeba_exp_neg(a) : 0.0;
+        const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
+        b0s[j] = (1.0 - e) * rr3;
+        b1s[j] = (1.0 - e * (1.0 + a)) * rr5;
+        b2s[j] = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
     }
 }
 
-/* Thole's e^-a and a of the batch's pairs (amoeba_thole_damp), in one SIMD loop. */
-static void thole_factors(const field_ctx *c, int i, const amoeba_batch *b)
+/* sqrt(x) where x > 0, else 0 */
+static inline lane4 lane4_sqrt_pos(lane4 x)
 {
-    const int ti = c->s->amtype[i];
-    const double pdi = c->m->pdamp[ti], thi = c->m->thole[ti];
-    double *const sc = b->scratch;
-    const size_t cap = (size_t)b->cap;
-    const int n = b->n;
-#pragma omp simd
-    for (int j = 0; j < n; j++) {
-        const amoeba_thole_ae t = amoeba_thole_damp(pdi, sc[S_PDAMP * cap + j], thi,
-                                                    sc[S_THOLE * cap + j], sqrt(b->r2[j]));
-        sc[S_A * cap + j] = t.a;
-        sc[S_EXP * cap + j] = t.e;
-    }
+#ifdef __AVX__
+    const lane4 r = (lane4)_mm256_sqrt_pd((__m256d)x);
+#else
+    lane4 r;
+    for (int l = 0; l < 4; l++) r[l] = sqrt(x[l]);
+#endif
+    return (lane4)((long4)r & (x > lane4_bcast(0.0)));
 }
 
-/* The pair kernel over the batch of i (SIMD): permanent fields at k (results) and at i
- * (added to fi[6], d then p set), the dipole-dipole tensor and the preconditioner block. */
-static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, double fi[6])
+/* Add four pairs' fields f[d] (component d, d then p set, of each pair) to the rows of
+ * their partners k[0..3] of fl: transposed into rows, two wide additions per partner. */
+static inline void add_rows4(double (*fl)[6], const int *k, const lane4 f[6])
 {
-    const double (*rp)[13] = c->rpole;
-    const double *pi = rp[i];
+    /* rows {dx dy dz px} of the four, and {py pz} */
+    const lane4 a01 = lane4_even(f[0], f[1]), b01 = lane4_odd(f[0], f[1]);
+    const lane4 a23 = lane4_even(f[2], f[3]), b23 = lane4_odd(f[2], f[3]);
+    const lane4 c45 = lane4_even(f[4], f[5]), d45 = lane4_odd(f[4], f[5]);
+    lane4_add(fl[k[0]], __builtin_shufflevector(a01, a23, 0, 1, 4, 5));
+    lane4_add(fl[k[1]], __builtin_shufflevector(b01, b23, 0, 1, 4, 5));
+    lane4_add(fl[k[2]], __builtin_shufflevector(a01, a23, 2, 3, 6, 7));
+    lane4_add(fl[k[3]], __builtin_shufflevector(b01, b23, 2, 3, 6, 7));
+    lane2_add(fl[k[0]] + 4, __builtin_shufflevector(c45, c45, 0, 1));
+    lane2_add(fl[k[1]] + 4, __builtin_shufflevector(d45, d45, 0, 1));
+    lane2_add(fl[k[2]] + 4, __builtin_shufflevector(c45, c45, 2, 3));
+    lane2_add(fl[k[3]] + 4, __builtin_shufflevector(d45, d45, 2, 3));
+}
+
+/* The pair kernel over the padded batch of i, four pairs at a time as SIMD vectors (k's
+ * moments transposed from its rows of rpole, no gathers), from the damped kernels of
+ * pair_kernels: the permanent fields at i (added to fi[6], d then p set) and at k (added to
+ * fl), and, for mutual polarization (ten, the batch's first tensor group, not NULL), the
+ * dipole-dipole tensors, stored, and the preconditioner blocks (S_PX...). smooth is a
+ * constant in each of the two copies (pair_fields). */
+static inline __attribute__((always_inline)) void pair_fields_mode(const field_ctx *c, int i,
+                                                                    const amoeba_batch *b,
+                                                                    int npad, double fi[6],
+                                                                    double (*fl)[6], double *ten,
+                                                                    const int smooth)
+{
+    const double *rp = &c->rpole[0][0], *pi = c->rpole[i];
     const double ci = pi[0], dix = pi[1], diy = pi[2], diz = pi[3];
     const double qxx = pi[4], qxy = pi[5], qxz = pi[6], qyy = pi[8], qyz = pi[9], qzz = pi[12];
-    const double poli = c->m->polarity[c->s->amtype[i]];
-    const double off2 = c->off2, start2 = c->start2, zero2 = c->zero2;
-    const double sw0 = c->sw.start, sww = c->sw.width;
-    const double *rxs = b->rx, *rys = b->ry, *rzs = b->rz, *r2s = b->r2;
+    const lane4 one = lane4_bcast(1.0), off2 = lane4_bcast(c->off2);
+    const int *ks = b->k;
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
-    const long *row = (const long *)(sc + S_ROW * cap);
-    const double *p0 = &rp[0][0];
-    const int n = b->n;
-    double fdx = 0.0, fdy = 0.0, fdz = 0.0, fpx = 0.0, fpy = 0.0, fpz = 0.0;
-#pragma omp simd reduction(+ : fdx, fdy, fdz, fpx, fpy, fpz)
-    for (int j = 0; j < n; j++) {
-        const double rx = rxs[j], ry = rys[j], rz = rzs[j], r2 = r2s[j];
-        const double rr = sqrt(r2);
-        /* S(r) of SMOOTH mode (amoeba_switch_eval), 1 in LAMMPS mode; the field and T_ik
-         * only within polar_cut (a preconditioner pair may be farther in LAMMPS mode) */
-        const double xs = (rr - sw0) / sww;
-        const double taper = 1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs));
-        const double sr = r2 >= zero2 ? 0.0 : r2 > start2 ? taper : 1.0;
-        const double fm = r2 <= off2 ? sr : 0.0;
-        /* Thole-damped 1/r^3, 3/r^5, 15/r^7 */
-        const double e = sc[S_EXP * cap + j], a = sc[S_A * cap + j];
-        const double rr1 = 1.0 / rr, rr2 = rr1 * rr1;
-        const double rr3 = rr2 * rr1, rr5 = 3.0 * rr2 * rr3, rr7 = 5.0 * rr2 * rr5;
-        const double b0 = (1.0 - e) * rr3, b1 = (1.0 - e * (1.0 + a)) * rr5;
-        const double b2 = (1.0 - e * (1.0 + a + 0.6 * a * a)) * rr7;
+    const double *dsc = sc + S_DSC * cap, *psc = sc + S_PSC * cap, *usc = sc + S_USC * cap;
+    const double *polk = sc + S_POL * cap, *spolk = sc + S_SPOL * cap;
+    const double *b0s = sc + S_B0 * cap, *b1s = sc + S_B1 * cap, *b2s = sc + S_B2 * cap;
+    const double *srs = sc + S_SR * cap;
+    double *const pk = sc + S_PX * cap;
+    lane4 fd[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}, fp[3] = {fd[0], fd[1], fd[2]};
+    for (int j = 0; j < npad; j += 4) {
+        const lane4 rx = lane4_load(b->rx + j), ry = lane4_load(b->ry + j);
+        const lane4 rz = lane4_load(b->rz + j), r2 = lane4_load(b->r2 + j);
+        const lane4 b0 = lane4_load(b0s + j), b1 = lane4_load(b1s + j), b2 = lane4_load(b2s + j);
+        /* the field and T_ik only within polar_cut (a preconditioner pair may be farther in
+         * LAMMPS mode); in SMOOTH mode they and the preconditioner block carry S(r), 0 from
+         * the cutoff on */
+        const lane4 in = (lane4)((long4)one & (r2 <= off2));
+        const lane4 sr = smooth ? in * lane4_load(srs + j) : one, fm = smooth ? sr : in;
+        /* k's moments: components 0..9, 11, 12 of the rows (7 and 11 unused) */
+        const double *rows[4] = {rp + 13 * (size_t)ks[j], rp + 13 * (size_t)ks[j + 1],
+                                 rp + 13 * (size_t)ks[j + 2], rp + 13 * (size_t)ks[j + 3]};
+        lane4 mk[12];
+        for (int p = 0; p < 5; p++) rows_to_lanes(rows, 2 * p, &mk[2 * p], &mk[2 * p + 1]);
+        rows_to_lanes(rows, 11, &mk[10], &mk[11]);
+        const lane4 ck = mk[0], dkx = mk[1], dky = mk[2], dkz = mk[3];
+        const lane4 kxx = mk[4], kxy = mk[5], kxz = mk[6], kyy = mk[8], kyz = mk[9], kzz = mk[11];
         /* fields of k's moments at i and of i's at k (Tinker udirect2b; Q symmetric) */
-        const long o = row[j];
-        const double ck = p0[o], dkx = p0[o + 1], dky = p0[o + 2], dkz = p0[o + 3];
-        const double qix = qxx * rx + qxy * ry + qxz * rz;
-        const double qiy = qxy * rx + qyy * ry + qyz * rz;
-        const double qiz = qxz * rx + qyz * ry + qzz * rz;
-        const double qkx = p0[o + 4] * rx + p0[o + 5] * ry + p0[o + 6] * rz;
-        const double qky = p0[o + 5] * rx + p0[o + 8] * ry + p0[o + 9] * rz;
-        const double qkz = p0[o + 6] * rx + p0[o + 9] * ry + p0[o + 12] * rz;
-        const double dir = dix * rx + diy * ry + diz * rz;
-        const double dkr = dkx * rx + dky * ry + dkz * rz;
-        const double qir = qix * rx + qiy * ry + qiz * rz;
-        const double qkr = qkx * rx + qky * ry + qkz * rz;
-        const double gk = b0 * ck - b1 * dkr + b2 * qkr;
-        const double gi = b0 * ci + b1 * dir + b2 * qir;
-        const double eix = -rx * gk - b0 * dkx + 2.0 * b1 * qkx;
-        const double eiy = -ry * gk - b0 * dky + 2.0 * b1 * qky;
-        const double eiz = -rz * gk - b0 * dkz + 2.0 * b1 * qkz;
-        const double ekx = rx * gi - b0 * dix - 2.0 * b1 * qix;
-        const double eky = ry * gi - b0 * diy - 2.0 * b1 * qiy;
-        const double ekz = rz * gi - b0 * diz - 2.0 * b1 * qiz;
+        const lane4 qix = qxx * rx + qxy * ry + qxz * rz;
+        const lane4 qiy = qxy * rx + qyy * ry + qyz * rz;
+        const lane4 qiz = qxz * rx + qyz * ry + qzz * rz;
+        const lane4 qkx = kxx * rx + kxy * ry + kxz * rz;
+        const lane4 qky = kxy * rx + kyy * ry + kyz * rz;
+        const lane4 qkz = kxz * rx + kyz * ry + kzz * rz;
+        const lane4 dir = dix * rx + diy * ry + diz * rz;
+        const lane4 dkr = dkx * rx + dky * ry + dkz * rz;
+        const lane4 qir = qix * rx + qiy * ry + qiz * rz;
+        const lane4 qkr = qkx * rx + qky * ry + qkz * rz;
+        const lane4 gk = b0 * ck - b1 * dkr + b2 * qkr;
+        const lane4 gi = b0 * ci + b1 * dir + b2 * qir;
+        const lane4 eix = -rx * gk - b0 * dkx + 2.0 * b1 * qkx;
+        const lane4 eiy = -ry * gk - b0 * dky + 2.0 * b1 * qky;
+        const lane4 eiz = -rz * gk - b0 * dkz + 2.0 * b1 * qkz;
+        const lane4 ekx = rx * gi - b0 * dix - 2.0 * b1 * qix;
+        const lane4 eky = ry * gi - b0 * diy - 2.0 * b1 * qiy;
+        const lane4 ekz = rz * gi - b0 * diz - 2.0 * b1 * qiz;
         /* the field is linear in the kernels: the unscaled one, times each set's scale */
-        const double ds = fm * sc[S_DSC * cap + j], ps = fm * sc[S_PSC * cap + j];
-        fdx += ds * eix, fdy += ds * eiy, fdz += ds * eiz;
-        fpx += ps * eix, fpy += ps * eiy, fpz += ps * eiz;
-        sc[S_FDX * cap + j] = ds * ekx, sc[S_FDY * cap + j] = ds * eky;
-        sc[S_FDZ * cap + j] = ds * ekz, sc[S_FPX * cap + j] = ps * ekx;
-        sc[S_FPY * cap + j] = ps * eky, sc[S_FPZ * cap + j] = ps * ekz;
+        const lane4 ds = fm * lane4_load(dsc + j), ps = fm * lane4_load(psc + j);
+        fd[0] += ds * eix, fd[1] += ds * eiy, fd[2] += ds * eiz;
+        fp[0] += ps * eix, fp[1] += ps * eiy, fp[2] += ps * eiz;
+        const lane4 fk[6] = {ds * ekx, ds * eky, ds * ekz, ps * ekx, ps * eky, ps * ekz};
+        add_rows4(fl, ks + j, fk);
+        if (!ten) continue;
         /* T_ik = b5 r r^T - b3 I with b3 = S u l3 / r^3, b5 = S u 3 l5 / r^5 (b5 >= 0, but
-         * S rounds to -1e-17 just inside the cutoff); the preconditioner block of a pair the
-         * list marked at reneighbouring is alpha_i alpha_k T_ik (LAMMPS uscale0b) */
-        const double us = sr * sc[S_USC * cap + j];
-        const double b5 = us * b1, q = b5 > 0.0 ? sqrt(b5) : 0.0;
-        const double tm = r2 <= off2 ? 1.0 : 0.0;
-        sc[S_TX * cap + j] = tm * q * rx, sc[S_TY * cap + j] = tm * q * ry;
-        sc[S_TZ * cap + j] = tm * q * rz, sc[S_TB * cap + j] = -tm * us * b0;
-        const double pol = poli * sc[S_POL * cap + j], b5p = b5 * pol;
-        const double qp = b5p > 0.0 ? sqrt(b5p) : 0.0;
-        sc[S_PX * cap + j] = qp * rx, sc[S_PY * cap + j] = qp * ry, sc[S_PZ * cap + j] = qp * rz;
-        sc[S_PB * cap + j] = -us * b0 * pol;
+         * S rounds to -1e-17 just inside the cutoff), stored as a group; the preconditioner
+         * block of a pair the list marked at reneighbouring is alpha_i alpha_k T_ik (LAMMPS
+         * uscale0b), its s sqrt(alpha_i alpha_k) times T's */
+        const lane4 us = sr * lane4_load(usc + j), b5 = us * b1, q = lane4_sqrt_pos(b5);
+        double *t = ten + 4 * (size_t)j;
+        lane4_store(t, in * q * rx);
+        lane4_store(t + 4, in * q * ry);
+        lane4_store(t + 8, in * q * rz);
+        lane4_store(t + 12, -in * us * b0);
+        const lane4 qp = q * lane4_load(spolk + j);
+        lane4_store(pk + j, qp * rx);
+        lane4_store(pk + cap + j, qp * ry);
+        lane4_store(pk + 2 * cap + j, qp * rz);
+        lane4_store(pk + 3 * cap + j, -us * b0 * lane4_load(polk + j));
     }
-    fi[0] += fdx, fi[1] += fdy, fi[2] += fdz;
-    fi[3] += fpx, fi[4] += fpy, fi[5] += fpz;
+    for (int d = 0; d < 3; d++) {
+        fi[d] += (fd[d][0] + fd[d][1]) + (fd[d][2] + fd[d][3]);
+        fi[3 + d] += (fp[d][0] + fp[d][1]) + (fp[d][2] + fp[d][3]);
+    }
 }
 
-/* Add the batch's fields at the partners to fl (d then p set): four pairs at a time, their
- * six result arrays transposed into rows. */
-static void add_fields(const amoeba_batch *b, double (*fl)[6])
+static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int npad, double fi[6],
+                        double (*fl)[6], double *ten)
 {
-    const double *sc = b->scratch;
-    const size_t cap = (size_t)b->cap;
-    int j = 0;
-    for (; j + 4 <= b->n; j += 4) {
-        lane4 f[6];
-        for (int d = 0; d < 6; d++) f[d] = lane4_load(sc + (S_FDX + d) * cap + j);
-        /* rows {dx dy dz px} of the four, and {py pz} */
-        const lane4 a01 = lane4_even(f[0], f[1]), b01 = lane4_odd(f[0], f[1]);
-        const lane4 a23 = lane4_even(f[2], f[3]), b23 = lane4_odd(f[2], f[3]);
-        const lane4 c45 = lane4_even(f[4], f[5]), d45 = lane4_odd(f[4], f[5]);
-        lane4_add(fl[b->k[j]], __builtin_shufflevector(a01, a23, 0, 1, 4, 5));
-        lane4_add(fl[b->k[j + 1]], __builtin_shufflevector(b01, b23, 0, 1, 4, 5));
-        lane4_add(fl[b->k[j + 2]], __builtin_shufflevector(a01, a23, 2, 3, 6, 7));
-        lane4_add(fl[b->k[j + 3]], __builtin_shufflevector(b01, b23, 2, 3, 6, 7));
-        lane2_add(fl[b->k[j]] + 4, __builtin_shufflevector(c45, c45, 0, 1));
-        lane2_add(fl[b->k[j + 1]] + 4, __builtin_shufflevector(d45, d45, 0, 1));
-        lane2_add(fl[b->k[j + 2]] + 4, __builtin_shufflevector(c45, c45, 2, 3));
-        lane2_add(fl[b->k[j + 3]] + 4, __builtin_shufflevector(d45, d45, 2, 3));
+    if (c->sw.on) {
+        pair_kernels(c, b, npad, 1);
+        pair_fields_mode(c, i, b, npad, fi, fl, ten, 1);
+    } else {
+        pair_kernels(c, b, npad, 0);
+        pair_fields_mode(c, i, b, npad, fi, fl, ten, 0);
     }
-    for (; j < b->n; j++)
-        for (int d = 0; d < 6; d++) fl[b->k[j]][d] += sc[(S_FDX + d) * cap + j];
 }
 
-/* Store the batch's tensors at entries off...: all the gathered pairs (a preconditioner
- * pair beyond polar_cut keeps a zero T_ik) and the preconditioner blocks of the marked pairs
- * (zero where S(r) is), both padded to a multiple of 4 (partner i, zero tensor); col holds
- * the partners. */
-static void store_tensors(const amoeba_batch *b, int i, int off, int poff, int *col,
-                          double *ten, int *pcol, double *pten, slot *sl)
+/* Move the entries S_PX..S_PCOL of the preconditioner pairs (pc[j] = 1) to the front of
+ * the arrays, in order; returns how many there are. In place: a group's entries go no
+ * further than its own place. */
+#if defined __AVX2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
+{
+    /* by the 4-bit mask of a group's marked pairs: the 32-bit halves that bring their
+     * lanes to the front (_mm256_permutevar8x32_epi32) */
+#define PK_LANES(a, b, c, d) {2 * a, 2 * a + 1, 2 * b, 2 * b + 1, 2 * c, 2 * c + 1, 2 * d, 2 * d + 1}
+    static const int perm[16][8] = {
+        PK_LANES(0, 0, 0, 0), PK_LANES(0, 0, 0, 0), PK_LANES(1, 0, 0, 0), PK_LANES(0, 1, 0, 0),
+        PK_LANES(2, 0, 0, 0), PK_LANES(0, 2, 0, 0), PK_LANES(1, 2, 0, 0), PK_LANES(0, 1, 2, 0),
+        PK_LANES(3, 0, 0, 0), PK_LANES(0, 3, 0, 0), PK_LANES(1, 3, 0, 0), PK_LANES(0, 1, 3, 0),
+        PK_LANES(2, 3, 0, 0), PK_LANES(0, 2, 3, 0), PK_LANES(1, 2, 3, 0), PK_LANES(0, 1, 2, 3)};
+#undef PK_LANES
+    int np = 0;
+    for (int g = 0; g < npad; g += 4) {
+        /* the four 0/1 bytes into bits 0..3: byte l times 2^(24 - 7 l) lands on bit 24 + l,
+         * the other products on distinct bits, so nothing carries */
+        uint32_t flags;
+        memcpy(&flags, pc + g, sizeof flags);
+        const unsigned mask = (uint32_t)(flags * 0x01020408u) >> 24 & 15u;
+        const __m256i idx = _mm256_loadu_si256((const __m256i *)perm[mask]);
+        for (int s = S_PX; s <= S_PCOL; s++) {
+            double *v = sc + s * cap;
+            const __m256i x = _mm256_castpd_si256(_mm256_loadu_pd(v + g));
+            _mm256_storeu_pd(v + np, _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(x, idx)));
+        }
+        np += __builtin_popcount(mask);
+    }
+    return np;
+}
+#else
+static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
+{
+    int np = 0;
+    for (int j = 0; j < npad; j++) {   /* written always, kept by advancing np */
+        for (int s = S_PX; s <= S_PCOL; s++) sc[s * cap + np] = sc[s * cap + j];
+        np += pc[j];
+    }
+    return np;
+}
+#endif
+
+/* Store the preconditioner blocks of the padded batch's marked pairs (zero where S(r) is)
+ * at poff..., padded to a multiple of 4 with partner i and zero tensors, and the batch's
+ * slot (its npad dipole pairs were stored at off... by pair_fields; a preconditioner pair
+ * beyond polar_cut keeps a zero T_ik there). */
+static void store_tensors(const amoeba_batch *b, int i, int npad, int off, int poff,
+                          int *pcol, double *pten, slot *sl)
 {
     const size_t cap = (size_t)b->cap;
     double *sc = b->scratch;
-    const int n = b->n, npad = (n + 3) / 4 * 4;
-    for (int s = S_TX; s <= S_TB; s++)
-        for (int j = n; j < npad; j++) sc[s * cap + j] = 0.0;
-    for (int j = n; j < npad; j++) col[off + j] = (int)sizeof(lane8) * i;
-    for (int g = 0; g < npad; g += 4)   /* a group: 4 components of 4 pairs */
-        for (int s = 0; s < 4; s++)
-            memcpy(ten + 4 * ((size_t)off + g + s), sc + (S_TX + s) * cap + g, 4 * sizeof(double));
-    int np = 0;
-    for (int j = 0; j < n; j++) {
-        if (!b->pc[j]) continue;
-        double *t = tensor_slot(pten, poff + np);
-        for (int s = 0; s < 4; s++) t[4 * s] = sc[(S_PX + s) * cap + j];
-        pcol[poff + np++] = col[off + j];
+    const int np = pack_pc(b->pc, sc, cap, npad), npc = (np + 3) / 4 * 4;
+    for (int j = np; j < npc; j++) {
+        for (int s = S_PX; s <= S_PB; s++) sc[s * cap + j] = 0.0;
+        sc[S_PCOL * cap + j] = (double)sizeof(lane8) * i;
     }
-    for (; np % 4; np++) {
-        double *t = tensor_slot(pten, poff + np);
-        for (int s = 0; s < 4; s++) t[4 * s] = 0.0;
-        pcol[poff + np] = (int)sizeof(lane8) * i;
+    for (int g = 0; g < npc; g += 4) {
+        double *t = pten + 4 * ((size_t)poff + g);
+        for (int s = 0; s < 4; s++) lane4_store(t + 4 * s, lane4_load(sc + (S_PX + s) * cap + g));
+        const int4 cols = __builtin_convertvector(lane4_load(sc + S_PCOL * cap + g), int4);
+        memcpy(pcol + poff + g, &cols, sizeof cols);
     }
     sl->off = off;
     sl->ndip = npad;
     sl->poff = poff;
-    sl->npc = np;
+    sl->npc = npc;
 }
 
 /* Direct field of the permanent multipoles (both sets) and, for mutual polarization, the
@@ -390,41 +489,60 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
                             pk_amoeba_induce_work *w, double (*field)[6], double *ghosts,
                             pk_status *st)
 {
-    const int nall = a->nlocal + a->nghost;
+    const int nlocal = a->nlocal, nall = nlocal + a->nghost;
     const int nt = pk_max_threads();
-    field_ctx c = {m, s, nl, pairs, a->x, rpole, m->set.polar_cut * m->set.polar_cut, INFINITY,
-                   INFINITY, {0}, 0, m->polarization == PK_AMOEBA_POLAR_MUTUAL, a->nlocal};
+    const int ntrow = m->ntypes + 1;   /* types 1..ntypes */
+    field_ctx c = {m, s, pairs, a->x, rpole, NULL, NULL, m->set.polar_cut * m->set.polar_cut,
+                   (double)sizeof(lane8) * nlocal, {0}, 0,
+                   m->polarization == PK_AMOEBA_POLAR_MUTUAL};
     c.use_pc = c.mutual && m->set.pcg_precond;
     if (amoeba_switch_init(m, 1, &c.sw, st)) return st->code;
-    if (c.sw.on) c.start2 = c.sw.start2, c.zero2 = c.off2;
-    else c.sw.width = 1.0;   /* S(r) unused: keep its arithmetic finite */
+    if (!c.sw.on) c.sw.width = 1.0;   /* S(r) unused: keep its arithmetic finite */
     slot *sl = w->counts.data;
     int *col = w->pairs.data, *pcol = w->pc_pairs.data;
     double *ten = w->tensors.data, *pten = w->pc_tensors.data;
 
     memset(field, 0, (size_t)nall * sizeof *field);
-    if (pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st) ||
+    if (pk_buffer_reserve(&w->padded, (size_t)T_LEN * ntrow + (size_t)A_LEN * nall, sizeof(double),
+                          st) ||
+        pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st) ||
         amoeba_batches_begin(&w->batches, nl, nt, S_COUNT, st))
         return st->code;
+    double (*trow)[T_LEN] = w->padded.data, (*arow)[A_LEN] = (double (*)[A_LEN])(trow + ntrow);
+    for (int t = 0; t < ntrow; t++) {
+        const double pd = m->pdamp[t];
+        trow[t][T_POL] = m->polarity[t];
+        trow[t][T_SPOL] = sqrt(m->polarity[t]);
+        trow[t][T_IPD3] = pd != 0.0 ? 1.0 / (pd * pd * pd) : INFINITY;
+        trow[t][T_THOLE] = m->thole[t];
+    }
+    c.trow = (const double (*)[T_LEN])trow;
+    c.arow = (const double (*)[A_LEN])arow;
     int remote = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : remote)
     {
         const int tid = pk_thread_id();
         double (*fl)[6] = (double (*)[6])pk_accum_slice(&w->acc, tid);
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
+        const int *owner = s->owner;
+#pragma omp for schedule(static)
+        for (int k = 0; k < nall; k++) {
+            const int o = owner ? owner[k] : -1;
+            arow[k][A_GROUP] = s->amgroup[k];
+            arow[k][A_COL] = (double)sizeof(lane8) * (o >= 0 ? o : k);
+        }
         int off = -1, poff = -1;   /* where this thread's next atom's pairs go */
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
             if (off < 0) off = poff = sl[ii].room;
-            gather_pairs(&c, i, ii, &b);
-            remote += partner_rows(&c, &b, col + off);
-            pair_inputs(&c, i, &b);
-            thole_factors(&c, i, &b);
-            pair_fields(&c, i, &b, fl[i]);
-            add_fields(&b, fl);
+            /* the pairs within polar_cut, and the preconditioner's when it is used */
+            amoeba_batch_pairs(&b, c.pairs, c.x, i, ii, c.off2, c.use_pc);
+            const int npad = (b.n + 3) / 4 * 4;   /* the batch's padding */
+            remote += pair_inputs(&c, i, &b, npad, col + off);
+            pair_fields(&c, i, &b, npad, fl[i], fl, c.mutual ? ten + 4 * (size_t)off : NULL);
             if (!c.mutual) continue;
-            store_tensors(&b, i, off, poff, col, ten, pcol, pten, &sl[ii]);
+            store_tensors(&b, i, npad, off, poff, pcol, pten, &sl[ii]);
             off += sl[ii].ndip;
             poff += sl[ii].npc;
         }
