@@ -10,7 +10,8 @@
 
 #include "amoeba_internal.h"
 
-enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };   /* k, cls; rx, ry, rz, r2 (then scratch); then pc, bytes */
+/* k, cls; rx, ry, rz, r2 (then scratch); then pc, a byte per entry */
+enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };
 
 static size_t batch_bytes(const pk_amoeba_batches *b)
 {

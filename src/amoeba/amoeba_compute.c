@@ -52,8 +52,10 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
 
     /* the pairs within the electrostatic cutoffs (and the preconditioner's), found once */
     pk_timer_start(&state->t_mpole);
-    const double cut = fmax(terms.mpole ? m->set.mpole_cut : 0.0, terms.polar ? m->set.polar_cut : 0.0);
-    const int with_pc = terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
+    const double cut = fmax(terms.mpole ? m->set.mpole_cut : 0.0,
+                            terms.polar ? m->set.polar_cut : 0.0);
+    const int with_pc =
+        terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
     rc = pk_amoeba_pairs_build(&state->pairs, nl, a->x, cut, with_pc, st);
     if (!rc) rc = pk_amoeba_rotate(m, a, s, rpole, st);
     if (!rc) comm->forward(comm->ctx, &rpole[0][0], 13);

@@ -94,8 +94,8 @@
  * thread count is bitwise reproducible (the PCG's matrix-vector products too: each stored
  * pair tensor is applied to both of its atoms). Within a thread, each pair kernel gathers
  * an atom's neighbours inside the cutoff into arrays (amoeba_batch.c; from the step's
- * pairs, except HAL) and runs the pair math as an "omp simd" loop over them. No global mutable state: every call works on the
- * model and the workspaces passed in. */
+ * pairs, except HAL) and runs the pair math as an "omp simd" loop over them. No global
+ * mutable state: every call works on the model and the workspaces passed in. */
 #ifndef PK_AMOEBA_H
 #define PK_AMOEBA_H
 
@@ -446,8 +446,8 @@ double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w);
  * with info->converged = 0 (the caller warns or fails). */
 pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                          const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
-                         const double (*rpole)[13], const pk_amoeba_comm *comm, double (*u)[6], pk_amoeba_induce_work *w,
-                         pk_amoeba_induce_info *info, pk_status *st);
+                         const double (*rpole)[13], const pk_amoeba_comm *comm, double (*u)[6],
+                         pk_amoeba_induce_work *w, pk_amoeba_induce_info *info, pk_status *st);
 
 /* Polarization energy -1/2 sum_i u_d,i . E_p,i (Tinker epolar1e) of the owned atoms from
  * the last pk_amoeba_induce (its direct p field is kept in w); adds to out->energy and
@@ -458,15 +458,14 @@ void pk_amoeba_polar_energy(const pk_amoeba_model *m, const pk_atoms *a, const p
 /* Polarization forces, torques and virial from the dipoles u of pk_amoeba_induce (owned +
  * ghost) and the multipoles rpole, as the gradient of E = -1/2 f u_d . E_p at fixed dipoles
  * (amoeba_polar.c; exact when converged, the expression Tinker's epolar1 evaluates), over
- * the step's pairs of nl (a cutoff >= polar_cut). The
- * torques are added to torque (owned + ghost, not zeroed: call after pk_amoeba_mpole so
- * that one reverse communication and one pk_amoeba_torque_forces serve both terms). */
+ * the step's pairs of nl (a cutoff >= polar_cut). The torques are added to torque (owned +
+ * ghost, not zeroed: call after pk_amoeba_mpole so that one reverse communication and one
+ * pk_amoeba_torque_forces serve both terms). */
 pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                                const pk_amoeba_sites *s, const pk_amoeba_list *nl,
                                const pk_amoeba_pairs *pairs, const double (*rpole)[13],
-                               const double (*u)[6],
-                               double (*torque)[3], pk_amoeba_work *w, pk_out *out,
-                               pk_status *st);
+                               const double (*u)[6], double (*torque)[3], pk_amoeba_work *w,
+                               pk_out *out, pk_status *st);
 
 /* ---- one whole step -------------------------------------------------------------------- */
 
