@@ -828,10 +828,12 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     }
     if (total == 0) total = 1;
     const size_t rows = (size_t)(nall > 0 ? nall : 1);
+    /* one double more than the groups: the products' duplicating load of a group's odd
+     * pairs (lane4_dup_even(t + 13)) reads one past the group */
     if (pk_buffer_reserve(&w->pairs, total, sizeof(int), st) ||
-        pk_buffer_reserve(&w->tensors, total * 4, sizeof(double), st) ||
+        pk_buffer_reserve(&w->tensors, total * 4 + 1, sizeof(double), st) ||
         pk_buffer_reserve(&w->pc_pairs, total, sizeof(int), st) ||
-        pk_buffer_reserve(&w->pc_tensors, total * 4, sizeof(double), st) ||
+        pk_buffer_reserve(&w->pc_tensors, total * 4 + 1, sizeof(double), st) ||
         pk_buffer_reserve(&w->field, rows * 6, sizeof(double), st) ||
         pk_buffer_reserve(&w->udir, rows * 6, sizeof(double), st) ||
         pk_buffer_reserve(&w->rsd, rows, sizeof(lane8), st) ||
