@@ -62,15 +62,16 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     memset(torque, 0, nall * sizeof *torque);
     out->energy = 0.0;
     if (!rc && terms.mpole)
-        rc = pk_amoeba_mpole(m, a, nl, &state->pairs, (const double (*)[13])rpole, torque, &state->work, out, st);
+        rc = pk_amoeba_mpole(m, a, nl, &state->pairs, (const double (*)[13])rpole, torque,
+                             &state->work, out, st);
     state->energy[1] = out->energy;
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
 
     if (terms.polar) {
         pk_timer_start(&state->t_induce);
-        rc = pk_amoeba_induce(m, a, s, nl, &state->pairs, (const double (*)[13])rpole, comm, u, &state->induce,
-                              &state->last, st);
+        rc = pk_amoeba_induce(m, a, s, nl, &state->pairs, (const double (*)[13])rpole, comm, u,
+                              &state->induce, &state->last, st);
         pk_timer_stop(&state->t_induce);
         if (rc) return rc;
         state->pcg_iterations += state->last.iterations;
@@ -81,8 +82,8 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
         out->energy = 0.0;
         pk_amoeba_polar_energy(m, a, s, (const double (*)[6])u, &state->induce, out);
         state->energy[2] = out->energy;
-        rc = pk_amoeba_polar_forces(m, a, s, nl, &state->pairs, (const double (*)[13])rpole, (const double (*)[6])u,
-                                    torque, &state->work, out, st);
+        rc = pk_amoeba_polar_forces(m, a, s, nl, &state->pairs, (const double (*)[13])rpole,
+                                    (const double (*)[6])u, torque, &state->work, out, st);
         pk_timer_stop(&state->t_polar);
         if (rc) return rc;
     }

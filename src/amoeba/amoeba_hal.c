@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "amoeba_internal.h"
+#include "amoeba_lanes.h"
 
 /* Per-step data of an atom, found once before the pair loops: its site (the reduced
  * position and the share of the site's force that goes to the atom itself: f, or 1 without
@@ -20,8 +21,7 @@
  * cutoff). The pair loops sum the forces on each site in such vectors (x, y, z, 0); they are
  * shared between each atom and its partner once per step, which equals sharing every pair's
  * force since x_red is linear in x. */
-typedef double hal_lane4 __attribute__((vector_size(4 * sizeof(double))));
-typedef hal_lane4 hal_site;   /* x, y, z, share */
+typedef lane4 hal_site;   /* x, y, z, share */
 typedef struct {
     int cls, partner;
 } hal_atom;
@@ -31,18 +31,18 @@ enum { HAL_SCRATCH = 6 };
 
 /* The vectors from centre c to the sites of entries e[0..3] (k | class bits), transposed
  * into x, y, z. */
-static inline void hal_rows(const hal_site *site, const int *e, hal_lane4 c, hal_lane4 *x,
-                            hal_lane4 *y, hal_lane4 *z)
+static inline void hal_rows(const hal_site *site, const int *e, lane4 c, lane4 *x,
+                            lane4 *y, lane4 *z)
 {
-    const hal_lane4 d0 = site[e[0] & PK_AMOEBA_NEIGHMASK] - c;
-    const hal_lane4 d1 = site[e[1] & PK_AMOEBA_NEIGHMASK] - c;
-    const hal_lane4 d2 = site[e[2] & PK_AMOEBA_NEIGHMASK] - c;
-    const hal_lane4 d3 = site[e[3] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d0 = site[e[0] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d1 = site[e[1] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d2 = site[e[2] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d3 = site[e[3] & PK_AMOEBA_NEIGHMASK] - c;
     /* {x0 x1 z0 z1} {y0 y1 .} {x2 x3 z2 z3} {y2 y3 .} */
-    const hal_lane4 t0 = __builtin_shufflevector(d0, d1, 0, 4, 2, 6);
-    const hal_lane4 t1 = __builtin_shufflevector(d0, d1, 1, 5, 3, 7);
-    const hal_lane4 t2 = __builtin_shufflevector(d2, d3, 0, 4, 2, 6);
-    const hal_lane4 t3 = __builtin_shufflevector(d2, d3, 1, 5, 3, 7);
+    const lane4 t0 = __builtin_shufflevector(d0, d1, 0, 4, 2, 6);
+    const lane4 t1 = __builtin_shufflevector(d0, d1, 1, 5, 3, 7);
+    const lane4 t2 = __builtin_shufflevector(d2, d3, 0, 4, 2, 6);
+    const lane4 t3 = __builtin_shufflevector(d2, d3, 1, 5, 3, 7);
     *x = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
     *y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
     *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
@@ -60,7 +60,7 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
                       int *missing)
 {
     const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
-    const hal_lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
+    const lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
     int *bk = b->k, n = 0, jj = 0;
     /* the entries within off2, compacted (written always, kept by advancing n: no branch
      * to mispredict), four at a time; about half of the list, so the rest is done for
@@ -68,16 +68,16 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
     for (; jj + 4 <= nn; jj += 4) {
         int e[4];
         memcpy(e, jlist + jj, sizeof e);
-        hal_lane4 x, y, z;
+        lane4 x, y, z;
         hal_rows(site, e, c, &x, &y, &z);
-        const hal_lane4 r2 = x * x + y * y + z * z;
+        const lane4 r2 = x * x + y * y + z * z;
         for (int q = 0; q < 4; q++) {
             bk[n] = e[q];
             n += r2[q] <= off2;
         }
     }
     for (; jj < nn; jj++) {
-        const hal_lane4 d = site[jlist[jj] & PK_AMOEBA_NEIGHMASK] - c;
+        const lane4 d = site[jlist[jj] & PK_AMOEBA_NEIGHMASK] - c;
         const double dx = d[0], dy = d[1], dz = d[2];
         bk[n] = jlist[jj];
         n += dx * dx + dy * dy + dz * dz <= off2;
@@ -91,13 +91,13 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
     for (int q = 0; q < npad; q += 4) {
         int e[4];
         memcpy(e, bk + q, sizeof e);
-        hal_lane4 x, y, z;
+        lane4 x, y, z;
         hal_rows(site, e, c, &x, &y, &z);
-        const hal_lane4 r2 = x * x + y * y + z * z;
-        memcpy(rx + q, &x, sizeof x);
-        memcpy(ry + q, &y, sizeof y);
-        memcpy(rz + q, &z, sizeof z);
-        memcpy(rr + q, &r2, sizeof r2);
+        const lane4 r2 = x * x + y * y + z * z;
+        lane4_store(rx + q, x);
+        lane4_store(ry + q, y);
+        lane4_store(rz + q, z);
+        lane4_store(rr + q, r2);
         for (int l = 0; l < 4; l++) {
             const int k = e[l] & PK_AMOEBA_NEIGHMASK;
             const hal_atom t = ha[k];
@@ -120,25 +120,22 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
 /* Add the forces gx, gy, gz of the npad (a multiple of 4) entries to the site forces fs of
  * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. Returns
  * their sum (the force on the centre's site with the sign reversed). */
-static hal_lane4 hal_scatter(const int *k, const double *gx, const double *gy,
-                             const double *gz, int npad, hal_lane4 *fs)
+static lane4 hal_scatter(const int *k, const double *gx, const double *gy,
+                             const double *gz, int npad, lane4 *fs)
 {
-    const hal_lane4 zero = {0.0, 0.0, 0.0, 0.0};
-    hal_lane4 sum = zero;
+    const lane4 zero = {0.0, 0.0, 0.0, 0.0};
+    lane4 sum = zero;
     for (int n = 0; n < npad; n += 4) {
-        hal_lane4 x, y, z;
-        memcpy(&x, gx + n, sizeof x);
-        memcpy(&y, gy + n, sizeof y);
-        memcpy(&z, gz + n, sizeof z);
+        const lane4 x = lane4_load(gx + n), y = lane4_load(gy + n), z = lane4_load(gz + n);
         /* {x0 y0 x2 y2}, {x1 y1 x3 y3}, {z0 0 z2 0}, {z1 0 z3 0} */
-        const hal_lane4 xy0 = __builtin_shufflevector(x, y, 0, 4, 2, 6);
-        const hal_lane4 xy1 = __builtin_shufflevector(x, y, 1, 5, 3, 7);
-        const hal_lane4 z0 = __builtin_shufflevector(z, zero, 0, 4, 2, 6);
-        const hal_lane4 z1 = __builtin_shufflevector(z, zero, 1, 5, 3, 7);
-        const hal_lane4 w0 = __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
-        const hal_lane4 w1 = __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
-        const hal_lane4 w2 = __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
-        const hal_lane4 w3 = __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
+        const lane4 xy0 = __builtin_shufflevector(x, y, 0, 4, 2, 6);
+        const lane4 xy1 = __builtin_shufflevector(x, y, 1, 5, 3, 7);
+        const lane4 z0 = __builtin_shufflevector(z, zero, 0, 4, 2, 6);
+        const lane4 z1 = __builtin_shufflevector(z, zero, 1, 5, 3, 7);
+        const lane4 w0 = __builtin_shufflevector(xy0, z0, 0, 1, 4, 5);
+        const lane4 w1 = __builtin_shufflevector(xy1, z1, 0, 1, 4, 5);
+        const lane4 w2 = __builtin_shufflevector(xy0, z0, 2, 3, 6, 7);
+        const lane4 w3 = __builtin_shufflevector(xy1, z1, 2, 3, 6, 7);
         fs[k[n]] += w0;
         fs[k[n + 1]] += w1;
         fs[k[n + 2]] += w2;
@@ -163,7 +160,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                           (size_t)(1 + nt) * sizeof(hal_site) + sizeof(hal_atom), st))
         return st->code;
     hal_site *site = w->xred.data;
-    hal_lane4 *fsite = site + nall;
+    lane4 *fsite = site + nall;
     hal_atom *ha = (hal_atom *)(site + (size_t)(1 + nt) * nall);
     for (int i = 0; i < nall; i++) {
         const int p = s->hred[i], c = m->type_class[s->amtype[i]];
@@ -195,7 +192,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         double *eatom = out->eatom ? pk_accum_slice(&w->acc_e, tid) : NULL;
         double (*vatom)[6] = out->vatom ? (double (*)[6])pk_accum_slice(&w->acc_v, tid) : NULL;
         double *part = amoeba_partials_slice(w, tid);
-        hal_lane4 *fs = fsite + (size_t)tid * nall;
+        lane4 *fs = fsite + (size_t)tid * nall;
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
         double *rv = b.scratch, *eps = rv + b.cap, *en = eps + b.cap;
         double *gx = en + b.cap, *gy = gx + b.cap, *gz = gy + b.cap;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "amoeba_internal.h"
+#include "amoeba_lanes.h"
 
 #ifdef __AVX__
 #include <immintrin.h>
@@ -65,39 +66,13 @@ typedef struct {
     int room, off, ndip, poff, npc;
 } slot;
 
-/* SIMD vectors of four and two doubles (GCC/Clang vector extensions), and an atom's 6
- * columns (lanes order, below) padded to 8 doubles in the products. */
-typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
-typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+/* An atom's 6 columns (lanes order, below) padded to 8 doubles in the products. */
 typedef double lane8[8];
 
 /* The per-step tensors of a pair set, stored by groups of 4 pairs: entry e has its partner
  * col[e] (the byte offset of the partner's lane8 row in a product; an int, so up to 2^25
  * atoms on a rank) and its tensor {s, -b3} (the header), component c at
  * ten[4 (e - e % 4) + 4 c + e % 4], so that a group's components load as four lane4. */
-
-static inline lane2 lane2_load(const double *p)
-{
-    lane2 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void lane2_add(double *p, lane2 v)
-{
-    lane2 o;
-    memcpy(&o, p, sizeof o);
-    o += v;
-    memcpy(p, &o, sizeof o);
-}
-
-static inline void lane4_add(double *p, lane4 v)
-{
-    lane4 o;
-    memcpy(&o, p, sizeof o);
-    o += v;
-    memcpy(p, &o, sizeof o);
-}
 
 /* {a0, b0, a2, b2} and {a1, b1, a3, b3} */
 static inline lane4 lane4_even(lane4 a, lane4 b)
@@ -120,13 +95,6 @@ static inline lane4 lane4_bcast(double v)
 {
     const lane4 r = {v, v, v, v};
     return r;
-}
-
-static inline lane4 lane4_load(const double *p)
-{
-    lane4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
 }
 
 /* ---- direct field ----------------------------------------------------------------------- */
@@ -170,11 +138,6 @@ typedef struct {
     amoeba_switch sw;
     int use_pc, mutual;
 } field_ctx;
-
-static inline void lane4_store(double *p, lane4 v)
-{
-    memcpy(p, &v, sizeof v);
-}
 
 /* Components c and c + 1 of the rows r[0..3] as the vectors {r0[c] r1[c] r2[c] r3[c]} (*a)
  * and the same of c + 1 (*b): two-wide loads joined and interleaved, instead of gathers. */

@@ -117,26 +117,6 @@ static inline void amoeba_pair_virial(const double r[3], const double frc[3], do
     v[5] = 0.5 * (r[2] * frc[1] + r[1] * frc[2]);
 }
 
-/* Apply one electrostatic pair's result (multipoles, polarization): force frc on k (minus on
- * i), torques ti, tk, and the pair virial (amoeba_pair_virial) added to vir[6] and, when
- * requested, split half/half into vatom. */
-static inline void amoeba_pair_apply(double (*f)[3], double (*tq)[3], double *vir,
-                                     double (*vatom)[6], int i, int k, const double r[3],
-                                     const double frc[3], const double ti[3],
-                                     const double tk[3])
-{
-    for (int d = 0; d < 3; d++) {
-        f[i][d] -= frc[d];
-        f[k][d] += frc[d];
-        tq[i][d] += ti[d];
-        tq[k][d] += tk[d];
-    }
-    double v[6];
-    amoeba_pair_virial(r, frc, v);
-    for (int c = 0; c < 6; c++) vir[c] += v[c];
-    amoeba_vatom_pair(vatom, i, k, v);
-}
-
 /* Per-thread partial sums (energy + 6 virial) in w->partial: nthreads * 8 doubles. */
 pk_code amoeba_partials_begin(pk_amoeba_work *w, int nthreads, pk_status *st);
 double *amoeba_partials_slice(pk_amoeba_work *w, int tid);
@@ -164,19 +144,7 @@ static inline amoeba_thole_ae amoeba_thole_damp(double pdi, double pdk, double t
     return t;
 }
 
-/* Moments of a site: charge, dipole, quadrupole (row-major 3x3, /3 convention). */
-typedef struct {
-    double c, d[3];
-    const double *q;
-} amoeba_site;
-
-static inline amoeba_site amoeba_site_of(const double *pole)
-{
-    amoeba_site s = {pole[0], {pole[1], pole[2], pole[3]}, pole + 4};
-    return s;
-}
-
-/* 3-vector helpers shared by the frame, multipole and polarization kernels. */
+/* 3-vector helpers shared by the frame and multipole kernels. */
 static inline double dot3(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];

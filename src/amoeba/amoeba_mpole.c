@@ -22,9 +22,9 @@
  * a loop over groups of four pairs adds the forces and torques to the atoms k in list
  * order and sums the energy, virial and force and torque on i. */
 #include <math.h>
-#include <string.h>
 
 #include "amoeba_internal.h"
+#include "amoeba_lanes.h"
 
 /* A site's moments: charge, dipole and the six distinct components of the symmetric
  * quadrupole, xx xy xz yy yz zz. */
@@ -137,7 +137,7 @@ static inline int padded(int n)
 
 /* Sums over one atom's batch: energy, force on the neighbours (minus that on i), torque on
  * i (sum of -tk - r x frc), virial (the pairs' r (x) frc, symmetrised as in
- * amoeba_pair_apply). */
+ * amoeba_pair_virial). */
 typedef struct {
     double e, f[3], t[3], vir[6];
 } mpole_sums;
@@ -219,35 +219,9 @@ static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c
     for (int s = 0; s < padded(n); s++) mpole_simd_pair(c, rpole, b, s, smooth);
 }
 
-/* SIMD vectors of four and two doubles (GCC/Clang vector extensions) for mpole_apply. */
-typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
-typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
-
-static inline lane4 lane4_load(const double *p)
-{
-    lane4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-/* a0 + a1 + a2 + a3 */
-static inline double lane4_sum(lane4 a)
-{
-    return (a[0] + a[2]) + (a[1] + a[3]);
-}
-
-/* p[0..1] += v */
-static inline void lane2_add(double *p, lane2 v)
-{
-    lane2 o;
-    memcpy(&o, p, sizeof o);
-    o += v;
-    memcpy(p, &o, sizeof o);
-}
-
 /* Add the batch's results: the force and torque on each partner k, four pairs at a time
- * (the padding adds zeros to partner 0), their six result arrays transposed into the
- * partners' x, y pairs and z values, while summing them (mpole_sums); when per-atom values
+ * (amoeba_add_force_torque4; the padding adds zeros to partner 0), while summing them
+ * (mpole_sums); when per-atom values
  * are asked for, half each pair's energy and virial to k; then the sums on i. */
 static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
                               double *eatom, double (*vatom)[6])
@@ -273,24 +247,7 @@ static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], doub
         sv[3] += ry * v[0] + rx * v[1];
         sv[4] += rz * v[0] + rx * v[2];
         sv[5] += rz * v[1] + ry * v[2];
-        /* {fx fy} and {tx ty} of pairs 0 and 2 (even) and 1 and 3 (odd); {fz tz} the same */
-        const lane4 fe = __builtin_shufflevector(v[0], v[1], 0, 4, 2, 6);
-        const lane4 fo = __builtin_shufflevector(v[0], v[1], 1, 5, 3, 7);
-        const lane4 te = __builtin_shufflevector(v[3], v[4], 0, 4, 2, 6);
-        const lane4 to = __builtin_shufflevector(v[3], v[4], 1, 5, 3, 7);
-        const lane4 ze = __builtin_shufflevector(v[2], v[5], 0, 4, 2, 6);
-        const lane4 zo = __builtin_shufflevector(v[2], v[5], 1, 5, 3, 7);
-        const int k0 = ks[s], k1 = ks[s + 1], k2 = ks[s + 2], k3 = ks[s + 3];
-        lane2_add(f[k0], __builtin_shufflevector(fe, fe, 0, 1));
-        lane2_add(f[k1], __builtin_shufflevector(fo, fo, 0, 1));
-        lane2_add(f[k2], __builtin_shufflevector(fe, fe, 2, 3));
-        lane2_add(f[k3], __builtin_shufflevector(fo, fo, 2, 3));
-        lane2_add(tq[k0], __builtin_shufflevector(te, te, 0, 1));
-        lane2_add(tq[k1], __builtin_shufflevector(to, to, 0, 1));
-        lane2_add(tq[k2], __builtin_shufflevector(te, te, 2, 3));
-        lane2_add(tq[k3], __builtin_shufflevector(to, to, 2, 3));
-        f[k0][2] += ze[0], tq[k0][2] += ze[1], f[k2][2] += ze[2], tq[k2][2] += ze[3];
-        f[k1][2] += zo[0], tq[k1][2] += zo[1], f[k3][2] += zo[2], tq[k3][2] += zo[3];
+        amoeba_add_force_torque4(v, ks + s, f, tq);
     }
     mpole_sums sum;
     sum.e = lane4_sum(se);
@@ -325,7 +282,8 @@ static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], doub
 }
 
 pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
-                        const pk_amoeba_pairs *pairs, const double (*rpole)[13], double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
+                        const pk_amoeba_pairs *pairs, const double (*rpole)[13],
+                        double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
     const double (*x)[3] = a->x;

@@ -31,9 +31,9 @@
  * per mode: without the switch (LAMMPS mode) the pair energy is not computed. Pairs whose
  * three scales are all 0 are computed too: their force and torques are 0. */
 #include <math.h>
-#include <string.h>
 
 #include "amoeba_internal.h"
+#include "amoeba_lanes.h"
 
 /* The batch's scratch arrays: the inputs of each pair (polar_inputs), then its results. */
 enum {
@@ -166,16 +166,6 @@ typedef struct {
     int gi;
 } polar_ctx;
 
-/* Four doubles as one AVX2 vector (GCC/Clang vector extension), for the sums over pairs. */
-typedef double lane4 __attribute__((vector_size(LANES * sizeof(double))));
-
-static inline lane4 lane4_load(const double *p)
-{
-    lane4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 /* The per-pair inputs of the padded batch that need k's type and group (SIMD): k as a long,
  * the scales (0 in the padding) and k's Thole parameters. Kept apart from the kernel, whose
  * loop then holds only 8-byte values: one int there makes GCC process 8 pairs at a time
@@ -290,43 +280,6 @@ static void polar_pairs(const polar_ctx *pc, const amoeba_batch *b, int npad)
         polar_pairs_mode(pc, b, npad, 0);
 }
 
-typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
-
-static inline void lane2_add(double *p, lane2 v)
-{
-    lane2 o;
-    memcpy(&o, p, sizeof o);
-    o += v;
-    memcpy(p, &o, sizeof o);
-}
-
-/* Adds four pairs' forces and torques, res = {fx, fy, fz, tx, ty, tz} by pair, onto their
- * partners k[0..3]: transposed into each pair's rows {fx fy fz tx} and {ty tz}, so that a
- * pair takes two 2-wide and two scalar additions instead of six scalar ones. */
-static inline void add_rows4(const lane4 res[6], const int *k, double (*f)[3], double (*tq)[3])
-{
-    const lane4 e01 = __builtin_shufflevector(res[0], res[1], 0, 4, 2, 6);   /* x0 y0 x2 y2 */
-    const lane4 o01 = __builtin_shufflevector(res[0], res[1], 1, 5, 3, 7);   /* x1 y1 x3 y3 */
-    const lane4 e23 = __builtin_shufflevector(res[2], res[3], 0, 4, 2, 6);
-    const lane4 o23 = __builtin_shufflevector(res[2], res[3], 1, 5, 3, 7);
-    const lane4 e45 = __builtin_shufflevector(res[4], res[5], 0, 4, 2, 6);
-    const lane4 o45 = __builtin_shufflevector(res[4], res[5], 1, 5, 3, 7);
-    const lane4 row[4] = {__builtin_shufflevector(e01, e23, 0, 1, 4, 5),
-                          __builtin_shufflevector(o01, o23, 0, 1, 4, 5),
-                          __builtin_shufflevector(e01, e23, 2, 3, 6, 7),
-                          __builtin_shufflevector(o01, o23, 2, 3, 6, 7)};
-    const lane2 tyz[4] = {__builtin_shufflevector(e45, e45, 0, 1),
-                          __builtin_shufflevector(o45, o45, 0, 1),
-                          __builtin_shufflevector(e45, e45, 2, 3),
-                          __builtin_shufflevector(o45, o45, 2, 3)};
-    for (int l = 0; l < LANES; l++) {
-        lane2_add(f[k[l]], __builtin_shufflevector(row[l], row[l], 0, 1));
-        f[k[l]][2] += row[l][2];
-        tq[k[l]][0] += row[l][3];
-        lane2_add(tq[k[l]] + 1, tyz[l]);
-    }
-}
-
 /* Apply the results: the force on i, its torque and the virial summed over the padded batch
  * as vectors, then over the lanes in a fixed order; then each pair's force and torque on k
  * (four at a time unless per-atom virials are asked) and its per-atom virial, in list
@@ -366,7 +319,7 @@ static void polar_apply(const amoeba_batch *b, int npad, int i, double (*f)[3],
                 res[c] = lane4_load(out[OUT_F + c] + j);
                 res[3 + c] = lane4_load(out[OUT_TK + c] + j);
             }
-            add_rows4(res, b->k + j, f, tq);
+            amoeba_add_force_torque4(res, b->k + j, f, tq);
         }
     for (; j < b->n; j++) {
         const int k = b->k[j];

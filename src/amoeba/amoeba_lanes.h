@@ -1,0 +1,81 @@
+/* SIMD vectors of four and two doubles (GCC/Clang vector extensions) and the loads, stores
+ * and sums that the amoeba pair kernels share (memcpy: unaligned access stays defined and
+ * compiles to one vector move). */
+#ifndef AMOEBA_LANES_H
+#define AMOEBA_LANES_H
+
+#include <string.h>
+
+typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
+typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+
+static inline lane4 lane4_load(const double *p)
+{
+    lane4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void lane4_store(double *p, lane4 v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline lane2 lane2_load(const double *p)
+{
+    lane2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* p[0..1] += v */
+static inline void lane2_add(double *p, lane2 v)
+{
+    lane2 o = lane2_load(p);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
+/* p[0..3] += v */
+static inline void lane4_add(double *p, lane4 v)
+{
+    lane4 o = lane4_load(p);
+    o += v;
+    memcpy(p, &o, sizeof o);
+}
+
+/* a0 + a1 + a2 + a3, as (a0 + a2) + (a1 + a3) */
+static inline double lane4_sum(lane4 a)
+{
+    return (a[0] + a[2]) + (a[1] + a[3]);
+}
+
+/* Add four pairs' forces and torques, res = {fx, fy, fz, tx, ty, tz} by pair (lane), onto
+ * their partners k[0..3]: transposed into each pair's rows {fx fy fz tx} and {ty tz}, so
+ * that a pair takes two 2-wide and two scalar additions instead of six scalar ones. */
+static inline void amoeba_add_force_torque4(const lane4 res[6], const int *k, double (*f)[3],
+                                            double (*tq)[3])
+{
+    const lane4 e01 = __builtin_shufflevector(res[0], res[1], 0, 4, 2, 6);   /* x0 y0 x2 y2 */
+    const lane4 o01 = __builtin_shufflevector(res[0], res[1], 1, 5, 3, 7);   /* x1 y1 x3 y3 */
+    const lane4 e23 = __builtin_shufflevector(res[2], res[3], 0, 4, 2, 6);
+    const lane4 o23 = __builtin_shufflevector(res[2], res[3], 1, 5, 3, 7);
+    const lane4 e45 = __builtin_shufflevector(res[4], res[5], 0, 4, 2, 6);
+    const lane4 o45 = __builtin_shufflevector(res[4], res[5], 1, 5, 3, 7);
+    const lane4 row[4] = {__builtin_shufflevector(e01, e23, 0, 1, 4, 5),
+                          __builtin_shufflevector(o01, o23, 0, 1, 4, 5),
+                          __builtin_shufflevector(e01, e23, 2, 3, 6, 7),
+                          __builtin_shufflevector(o01, o23, 2, 3, 6, 7)};
+    const lane2 tyz[4] = {__builtin_shufflevector(e45, e45, 0, 1),
+                          __builtin_shufflevector(o45, o45, 0, 1),
+                          __builtin_shufflevector(e45, e45, 2, 3),
+                          __builtin_shufflevector(o45, o45, 2, 3)};
+    for (int l = 0; l < 4; l++) {
+        lane2_add(f[k[l]], __builtin_shufflevector(row[l], row[l], 0, 1));
+        f[k[l]][2] += row[l][2];
+        tq[k[l]][0] += row[l][3];
+        lane2_add(tq[k[l]] + 1, tyz[l]);
+    }
+}
+
+#endif
