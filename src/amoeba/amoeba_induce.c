@@ -224,12 +224,8 @@ static inline __attribute__((always_inline)) void pair_kernels(const field_ctx *
 #pragma omp simd
     for (int j = 0; j < npad; j++) {
         const double r2 = r2s[j], rr = sqrt(r2), rr1 = 1.0 / rr, rr2 = rr1 * rr1;
-        /* S(r) (amoeba_switch_eval) inside the cutoff */
-        if (smooth) {
-            double xs = (rr - sw0) * inv_width;
-            xs = xs > 0.0 ? xs : 0.0;
-            srs[j] = 1.0 - xs * xs * xs * (10.0 - xs * (15.0 - 6.0 * xs));
-        }
+        /* S(r) inside the cutoff */
+        if (smooth) srs[j] = amoeba_switch_s(amoeba_switch_x(rr, sw0, inv_width));
         /* a and e^-a as amoeba_thole_damp (0 where undamped), the division by pdamp_i
          * pdamp_k done in pair_inputs */
         const double au = tha[j] * (r2 * rr), a = au < AMOEBA_THOLE_FAR ? au : 0.0;

@@ -49,24 +49,32 @@ static inline double amoeba_taper_eval(const amoeba_taper *tp, double r, double 
  * keeps S and dS/dr accurate to round-off (the power form in r cancels to ~1e-12). */
 typedef struct {
     int on;
-    double start, start2, width;
+    double start, width;
 } amoeba_switch;
 
 /* The multipole (polar = 0) or polarization (polar = 1) switch of the model; fails in
  * SMOOTH mode unless 0 < taper < cutoff. */
 pk_code amoeba_switch_init(const pk_amoeba_model *m, int polar, amoeba_switch *sw, pk_status *st);
 
-/* S(r) (1 inside the start or with the switch off) and dS/dr of a pair within the cutoff at
- * distance r (r2 = r^2). */
-static inline double amoeba_switch_eval(const amoeba_switch *sw, double r, double r2, double *dsdr)
+/* The switch of a pair within the cutoff at distance r, branch-free for the SIMD pair loops:
+ * x = (r - start) / width clamped at 0, so that inside the start S = 1 and dS/dx = 0
+ * exactly; S(x) and dS/dx (dS/dr = dS/dx / width). */
+static inline __attribute__((always_inline)) double amoeba_switch_x(double r, double start,
+                                                                    double inv_width)
 {
-    if (!sw->on || r2 <= sw->start2) {
-        *dsdr = 0.0;
-        return 1.0;
-    }
-    const double x = (r - sw->start) / sw->width, y = 1.0 - x;
-    *dsdr = -30.0 * x * x * y * y / sw->width;
+    const double x = (r - start) * inv_width;
+    return x > 0.0 ? x : 0.0;
+}
+
+static inline __attribute__((always_inline)) double amoeba_switch_s(double x)
+{
     return 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
+}
+
+static inline __attribute__((always_inline)) double amoeba_switch_dsdx(double x)
+{
+    const double y = 1.0 - x;
+    return -30.0 * x * x * y * y;
 }
 
 /* The neighbours k of one atom i within a cutoff, as arrays for SIMD pair kernels

@@ -156,7 +156,7 @@ typedef struct {
  * partner's moments are read from its rpole row. With smooth (a constant after inlining) the pair's energy e gets its charge-charge part
  * shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2) (qq: the scaled charge product times the
  * Coulomb constant), then all of it times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5,
- * x = (r - start) / width clamped at 0 (as amoeba_switch_eval, but branch-free); the force
+ * x = (r - start) / width clamped at 0 (amoeba_switch_x); the force
  * on k picks up the shift's and the switch's radial terms, the torque on k (and so that on
  * i) scales with S. Always inlined into the SIMD loop, which must not take the addresses
  * of its own locals (GCC then keeps them in memory per lane and does not vectorize): all
@@ -181,9 +181,8 @@ mpole_simd_pair(const mpole_ctx *c, const double *rpole, const amoeba_batch *b, 
     if (smooth) {
         const double rr = b->r2[s] * ir, qq = fs * c->si.c * sk.c;
         const double es = e - qq * (2.0 * c->R - rr) * c->iR2;
-        const double xs = (rr - c->start) * c->iw, x = xs > 0.0 ? xs : 0.0, y = 1.0 - x;
-        const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-        const double dsdr = -30.0 * x * x * y * y * c->iw;
+        const double x = amoeba_switch_x(rr, c->start, c->iw);
+        const double sr = amoeba_switch_s(x), dsdr = amoeba_switch_dsdx(x) * c->iw;
         /* the shift adds -qq/R^2 r/|r| to the force on k; the switch -e dS/dr r/|r| */
         const double radial = -(sr * qq * c->iR2 + es * dsdr) * ir;
         for (int d = 0; d < 3; d++) {

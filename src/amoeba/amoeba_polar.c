@@ -254,11 +254,8 @@ static inline __attribute__((always_inline)) void polar_pairs_mode(const polar_c
              * energy above is S e: force S F - e dS/dr r/|r|, torques S t. Inside the start
              * x = 0 gives S = 1, dS/dr = 0 exactly. */
             const double en = ik.e + ki.e + pd.e + dp.e;
-            double x = (rr - start) * inv_width;
-            x = x > 0.0 ? x : 0.0;
-            const double y = 1.0 - x;
-            const double sr = 1.0 - x * x * x * (10.0 - x * (15.0 - 6.0 * x));
-            const double ge = -en * (-30.0 * x * x * y * y * inv_width) * ir;
+            const double x = amoeba_switch_x(rr, start, inv_width), sr = amoeba_switch_s(x);
+            const double ge = -en * (amoeba_switch_dsdx(x) * inv_width) * ir;
             fx[j] = sr * frc.x + ge * r.x;
             fy[j] = sr * frc.y + ge * r.y;
             fz[j] = sr * frc.z + ge * r.z;

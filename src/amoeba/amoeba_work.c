@@ -76,7 +76,6 @@ pk_code amoeba_switch_init(const pk_amoeba_model *m, int polar, amoeba_switch *s
                        polar ? "polarization" : "multipole", taper, polar ? "polarization" : "multipole",
                        cut, polar ? "" : ", mpole-taper");
     sw->start = taper;
-    sw->start2 = taper * taper;
     sw->width = cut - taper;
     return PK_OK;
 }
