@@ -95,23 +95,9 @@ static void eatom_and_scaling(const pk_amoeba_model *m)
 /* HAL alone on s (forces discarded): the pk code, the energy in *energy. */
 static pk_code hal_once(const pk_amoeba_model *m, test_system *s, double *energy, pk_status *st)
 {
-    pk_atoms a = ts_atoms(s);
-    pk_neigh nl = ts_neigh(s);
-    pk_amoeba_topology t = ts_topology(s);
-    pk_amoeba_list list = {0};
-    pk_amoeba_work w = {0};
-    pk_amoeba_sites sites = {.amtype = s->amtype, .amgroup = s->amgroup, .hred = s->hred,
-                             .mpole = s->mpole, .frame = (const int (*)[3])s->frame};
-    double (*f)[3] = calloc((size_t)s->nall, sizeof *f);
-    pk_out out = {0};
-    out.f = f;
-    out.want_energy = 1;
-    pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, st);
-    if (!rc) rc = pk_amoeba_hal(m, &a, &sites, &list, &w, &out, st);
-    *energy = out.energy;
+    double (*f)[3] = calloc((size_t)s->n, sizeof *f);
+    const pk_code rc = ts_compute(s, m, TS_HAL, energy, f, NULL, st);
     free(f);
-    pk_amoeba_list_free(&list);
-    pk_amoeba_work_free(&w);
     return rc;
 }
 
