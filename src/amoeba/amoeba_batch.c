@@ -6,9 +6,11 @@
  * HAL gathers its own from the list (amoeba_hal.c: its distances are between H-reduced
  * sites). */
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "amoeba_internal.h"
+#include "amoeba_lanes.h"
 
 /* k, cls; rx, ry, rz, r2 (then scratch); then pc, a byte per entry */
 enum { BATCH_INTS = 2, BATCH_DOUBLES = 4 };
@@ -55,6 +57,65 @@ static void pad_entries(int n, int *k, int *cls, double *rx, double *ry, double 
     }
 }
 
+/* Keep the entries jlist[jj..nn) of atom i within cut2 of it (positions x, xi) or marked
+ * in pcf (NULL: none marked), appending them and their marks at pe[n], ppc[n]; returns the
+ * new n and counts in *beyond the marked entries beyond cut2. Written always, kept by
+ * advancing n: no branch to mispredict. */
+static int keep_entries(const int *jlist, int jj, int nn, const unsigned char *pcf,
+                        const double (*x)[3], const double xi[3], double cut2, int *pe,
+                        unsigned char *ppc, int n, int *beyond)
+{
+    for (; jj < nn; jj++) {
+        const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
+        const double dx = x[k][0] - xi[0], dy = x[k][1] - xi[1], dz = x[k][2] - xi[2];
+        const int in_pc = pcf && pcf[jj], far = dx * dx + dy * dy + dz * dz > cut2;
+        pe[n] = jlist[jj];
+        ppc[n] = (unsigned char)in_pc;
+        *beyond += in_pc && far;
+        n += !far || in_pc;
+    }
+    return n;
+}
+
+#if defined __AVX2__ && defined __BMI2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* keep_entries four entries at a time: the partners' positions transposed into SIMD
+ * vectors, the kept entries stored by keep4 and their marks moved to the front by pext
+ * (BMI2), then stored whole (the storage has room for three entries more than kept).
+ * Returns where the scalar rest starts (*jj). */
+static int keep_entries4(const int *jlist, int *jj, int nn, const unsigned char *pcf,
+                         const double (*x)[3], const double xi[3], double cut2, int *pe,
+                         unsigned char *ppc, int n, int *beyond)
+{
+    const lane4 cx = {xi[0], xi[0], xi[0], xi[0]}, cy = {xi[1], xi[1], xi[1], xi[1]};
+    const lane4 cz = {xi[2], xi[2], xi[2], xi[2]}, c2 = {cut2, cut2, cut2, cut2};
+    int j = *jj;
+    for (; j + 4 <= nn; j += 4) {
+        const int k0 = jlist[j] & PK_AMOEBA_NEIGHMASK, k1 = jlist[j + 1] & PK_AMOEBA_NEIGHMASK;
+        const int k2 = jlist[j + 2] & PK_AMOEBA_NEIGHMASK, k3 = jlist[j + 3] & PK_AMOEBA_NEIGHMASK;
+        /* {x0 y0 x2 y2} and {x1 y1 x3 y3}: x and y of the four in order by even and odd */
+        const lane4 lo = __builtin_shufflevector(lane2_load(x[k0]), lane2_load(x[k2]), 0, 1, 2, 3);
+        const lane4 hi = __builtin_shufflevector(lane2_load(x[k1]), lane2_load(x[k3]), 0, 1, 2, 3);
+        const lane4 dx = __builtin_shufflevector(lo, hi, 0, 4, 2, 6) - cx;
+        const lane4 dy = __builtin_shufflevector(lo, hi, 1, 5, 3, 7) - cy;
+        const lane4 dz = (lane4){x[k0][2], x[k1][2], x[k2][2], x[k3][2]} - cz;
+        const lane4 r2 = dx * dx + dy * dy + dz * dz;
+        const unsigned far = lane4_mask((lane4)(r2 > c2));
+        uint32_t marks = 0;
+        if (pcf) memcpy(&marks, pcf + j, sizeof marks);
+        const unsigned pc = flags4_mask((const unsigned char *)&marks);
+        const unsigned keep = (~far & 15u) | pc;
+        keep4(jlist + j, keep, pe + n);
+        /* the kept entries' bytes of marks, packed to the low end */
+        const uint32_t bytes = _pdep_u32(keep, 0x01010101u) * 0xFFu, kept = _pext_u32(marks, bytes);
+        memcpy(ppc + n, &kept, sizeof kept);
+        *beyond += __builtin_popcount(pc & far);
+        n += __builtin_popcount(keep);
+    }
+    *jj = j;
+    return n;
+}
+#endif
+
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
                               double cut, int with_pc, pk_status *st)
 {
@@ -68,11 +129,12 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
         first[ii] = (int)total;
         total += (size_t)nl->numneigh[nl->ilist[ii]];
     }
-    if (total > (size_t)INT_MAX)
+    if (total > (size_t)INT_MAX - 4)
         return pk_fail(st, PK_ERR_RANGE, "amoeba/pk: %zu neighbour entries on one rank; at most %d",
-                       total, INT_MAX);
-    if (pk_buffer_reserve(&p->entries, total ? total : 1, sizeof(int), st) ||
-        pk_buffer_reserve(&p->pc, total ? total : 1, 1, st))
+                       total, INT_MAX - 4);
+    /* 3 more for keep_entries4's whole stores of four */
+    if (pk_buffer_reserve(&p->entries, total + 3, sizeof(int), st) ||
+        pk_buffer_reserve(&p->pc, total + 3, 1, st))
         return st->code;
     const double cut2 = cut * cut;
     int *pe = p->entries.data;
@@ -87,20 +149,12 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
             const int i = nl->ilist[ii], nn = nl->numneigh[i];
             const int *jlist = nl->firstneigh[i];
             const unsigned char *pcf = with_pc ? nl->precond + (jlist - base) : NULL;
-            const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
             if (pos < 0) pos = first[ii];
-            int n = pos;
-            for (int jj = 0; jj < nn; jj++) {
-                const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
-                const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
-                const double r2 = dx * dx + dy * dy + dz * dz;
-                const int in_pc = pcf && pcf[jj], far = r2 > cut2;
-                /* written always, kept by advancing n: no branch to mispredict */
-                pe[n] = jlist[jj];
-                ppc[n] = (unsigned char)in_pc;
-                beyond += in_pc && far;
-                n += !far || in_pc;
-            }
+            int n = pos, jj = 0;
+#if defined __AVX2__ && defined __BMI2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            n = keep_entries4(jlist, &jj, nn, pcf, x, x[i], cut2, pe, ppc, n, &beyond);
+#endif
+            n = keep_entries(jlist, jj, nn, pcf, x, x[i], cut2, pe, ppc, n, &beyond);
             first[ii] = pos;
             count[ii] = n - pos;
             pos = n;

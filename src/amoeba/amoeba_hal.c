@@ -61,20 +61,16 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
 {
     const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
     const lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
+    const lane4 r2max = {off2, off2, off2, off2};
     int *bk = b->k, n = 0, jj = 0;
-    /* the entries within off2, compacted (written always, kept by advancing n: no branch
-     * to mispredict), four at a time; about half of the list, so the rest is done for
-     * those only */
+    /* the entries within off2, compacted four at a time (keep4); about half of the list,
+     * so the rest is done for those only */
     for (; jj + 4 <= nn; jj += 4) {
         int e[4];
         memcpy(e, jlist + jj, sizeof e);
         lane4 x, y, z;
         hal_rows(site, e, c, &x, &y, &z);
-        const lane4 r2 = x * x + y * y + z * z;
-        for (int q = 0; q < 4; q++) {
-            bk[n] = e[q];
-            n += r2[q] <= off2;
-        }
+        n += keep4(e, lane4_mask((lane4)(x * x + y * y + z * z <= r2max)), bk + n);
     }
     for (; jj < nn; jj++) {
         const lane4 d = site[jlist[jj] & PK_AMOEBA_NEIGHMASK] - c;

@@ -386,11 +386,7 @@ static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
 #undef PK_LANES
     int np = 0;
     for (int g = 0; g < npad; g += 4) {
-        /* the four 0/1 bytes into bits 0..3: byte l times 2^(24 - 7 l) lands on bit 24 + l,
-         * the other products on distinct bits, so nothing carries */
-        uint32_t flags;
-        memcpy(&flags, pc + g, sizeof flags);
-        const unsigned mask = (uint32_t)(flags * 0x01020408u) >> 24 & 15u;
+        const unsigned mask = flags4_mask(pc + g);
         const __m256i idx = _mm256_loadu_si256((const __m256i *)perm[mask]);
         for (int s = S_PX; s <= S_PCOL; s++) {
             double *v = sc + s * cap;

@@ -4,7 +4,12 @@
 #ifndef AMOEBA_LANES_H
 #define AMOEBA_LANES_H
 
+#include <stdint.h>
 #include <string.h>
+
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 
 typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
 typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
@@ -48,6 +53,50 @@ static inline void lane4_add(double *p, lane4 v)
 static inline double lane4_sum(lane4 a)
 {
     return (a[0] + a[2]) + (a[1] + a[3]);
+}
+
+/* Bit l set where lane l of a vector comparison (all ones in a lane where true) is. */
+static inline unsigned lane4_mask(lane4 cmp_true)
+{
+#ifdef __AVX__
+    return (unsigned)_mm256_movemask_pd((__m256d)cmp_true);
+#else
+    unsigned m = 0;
+    for (int l = 0; l < 4; l++) m |= (unsigned)(cmp_true[l] != 0.0) << l;   /* all ones: a NaN */
+    return m;
+#endif
+}
+
+/* Bit l set where the 0/1 byte f[l] is 1: byte l times 2^(24 - 7 l) lands on bit 24 + l,
+ * the other products on distinct bits, so nothing carries. */
+static inline unsigned flags4_mask(const unsigned char *f)
+{
+    uint32_t v;
+    memcpy(&v, f, sizeof v);
+    return (uint32_t)(v * 0x01020408u) >> 24 & 15u;
+}
+
+/* Store e[l] for the lanes l set in keep (4 bits) at out[0], out[1], ... in order and
+ * return how many; out must have room for four (one whole store with AVX: the kept
+ * entries moved to the front by a permutation looked up by the mask). */
+static inline int keep4(const int *e, unsigned keep, int *out)
+{
+#ifdef __AVX__
+    static const int front[16][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
+                                     {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+                                     {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+                                     {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+    const __m128i idx = _mm_loadu_si128((const __m128i *)front[keep]);
+    _mm_storeu_ps((float *)out, _mm_permutevar_ps(_mm_loadu_ps((const float *)e), idx));
+    return __builtin_popcount(keep);
+#else
+    int n = 0;
+    for (int l = 0; l < 4; l++) {   /* written always, kept by advancing n */
+        out[n] = e[l];
+        n += keep >> l & 1;
+    }
+    return n;
+#endif
 }
 
 /* Add four pairs' forces and torques, res = {fx, fy, fz, tx, ty, tz} by pair (lane), onto
