@@ -6,7 +6,6 @@
  * HAL gathers its own from the list (amoeba_hal.c: its distances are between H-reduced
  * sites). */
 #include <limits.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "amoeba_internal.h"
@@ -77,17 +76,21 @@ static int keep_entries(const int *jlist, int jj, int nn, const unsigned char *p
     return n;
 }
 
-#if defined __AVX2__ && defined __BMI2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* keep_entries four entries at a time: the partners' positions transposed into SIMD
- * vectors, the kept entries stored by keep4 and their marks moved to the front by pext
- * (BMI2), then stored whole (the storage has room for three entries more than kept).
- * Returns where the scalar rest starts (*jj). */
+ * vectors, the kept entries and their marks moved to the front by the permutation of
+ * keep4 and stored whole (the storage has room for three entries more than kept). Returns
+ * where the scalar rest starts (*jj). */
 static int keep_entries4(const int *jlist, int *jj, int nn, const unsigned char *pcf,
                          const double (*x)[3], const double xi[3], double cut2, int *pe,
                          unsigned char *ppc, int n, int *beyond)
 {
     const lane4 cx = {xi[0], xi[0], xi[0], xi[0]}, cy = {xi[1], xi[1], xi[1], xi[1]};
     const lane4 cz = {xi[2], xi[2], xi[2], xi[2]}, c2 = {cut2, cut2, cut2, cut2};
+    static const unsigned char unmarked[4] = {0, 0, 0, 0};
+    /* bytes 0, 4, 8, 12 (each lane's low byte) to the front */
+    const __m128i low_bytes = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                            -1, -1, -1, -1);
     int j = *jj;
     for (; j + 4 <= nn; j += 4) {
         const int k0 = jlist[j] & PK_AMOEBA_NEIGHMASK, k1 = jlist[j + 1] & PK_AMOEBA_NEIGHMASK;
@@ -100,14 +103,17 @@ static int keep_entries4(const int *jlist, int *jj, int nn, const unsigned char 
         const lane4 dz = (lane4){x[k0][2], x[k1][2], x[k2][2], x[k3][2]} - cz;
         const lane4 r2 = dx * dx + dy * dy + dz * dz;
         const unsigned far = lane4_mask((lane4)(r2 > c2));
-        uint32_t marks = 0;
-        if (pcf) memcpy(&marks, pcf + j, sizeof marks);
-        const unsigned pc = flags4_mask((const unsigned char *)&marks);
+        const unsigned char *marks = pcf ? pcf + j : unmarked;
+        const unsigned pc = flags4_mask(marks);
         const unsigned keep = (~far & 15u) | pc;
         keep4(jlist + j, keep, pe + n);
-        /* the kept entries' bytes of marks, packed to the low end */
-        const uint32_t bytes = _pdep_u32(keep, 0x01010101u) * 0xFFu, kept = _pext_u32(marks, bytes);
-        memcpy(ppc + n, &kept, sizeof kept);
+        /* the marks alike: widened to 32-bit lanes, permuted, narrowed back */
+        int m4;
+        memcpy(&m4, marks, sizeof m4);
+        const __m128 m = _mm_castsi128_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(m4)));
+        const __m128i front = _mm_castps_si128(_mm_permutevar_ps(m, keep4_order(keep)));
+        m4 = _mm_cvtsi128_si32(_mm_shuffle_epi8(front, low_bytes));
+        memcpy(ppc + n, &m4, sizeof m4);
         *beyond += __builtin_popcount(pc & far);
         n += __builtin_popcount(keep);
     }
@@ -151,7 +157,7 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
             const unsigned char *pcf = with_pc ? nl->precond + (jlist - base) : NULL;
             if (pos < 0) pos = first[ii];
             int n = pos, jj = 0;
-#if defined __AVX2__ && defined __BMI2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
             n = keep_entries4(jlist, &jj, nn, pcf, x, x[i], cut2, pe, ppc, n, &beyond);
 #endif
             n = keep_entries(jlist, jj, nn, pcf, x, x[i], cut2, pe, ppc, n, &beyond);

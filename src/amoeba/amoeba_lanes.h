@@ -67,8 +67,9 @@ static inline unsigned lane4_mask(lane4 cmp_true)
 #endif
 }
 
-/* Bit l set where the 0/1 byte f[l] is 1: byte l times 2^(24 - 7 l) lands on bit 24 + l,
- * the other products on distinct bits, so nothing carries. */
+/* Bit l set where the 0/1 byte f[l] is 1 (little-endian byte order): byte l times
+ * 2^(24 - 7 l) lands on bit 24 + l, the other products on distinct bits, so nothing
+ * carries. */
 static inline unsigned flags4_mask(const unsigned char *f)
 {
     uint32_t v;
@@ -76,18 +77,26 @@ static inline unsigned flags4_mask(const unsigned char *f)
     return (uint32_t)(v * 0x01020408u) >> 24 & 15u;
 }
 
-/* Store e[l] for the lanes l set in keep (4 bits) at out[0], out[1], ... in order and
- * return how many; out must have room for four (one whole store with AVX: the kept
- * entries moved to the front by a permutation looked up by the mask). */
-static inline int keep4(const int *e, unsigned keep, int *out)
-{
 #ifdef __AVX__
+/* The 32-bit lanes that bring the lanes l set in keep (4 bits) to the front, in order (for
+ * _mm_permutevar_ps). */
+static inline __m128i keep4_order(unsigned keep)
+{
     static const int front[16][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
                                      {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
                                      {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
                                      {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
-    const __m128i idx = _mm_loadu_si128((const __m128i *)front[keep]);
-    _mm_storeu_ps((float *)out, _mm_permutevar_ps(_mm_loadu_ps((const float *)e), idx));
+    return _mm_loadu_si128((const __m128i *)front[keep]);
+}
+#endif
+
+/* Store e[l] for the lanes l set in keep (4 bits) at out[0], out[1], ... in order and
+ * return how many; out must have room for four (one whole store with AVX). */
+static inline int keep4(const int *e, unsigned keep, int *out)
+{
+#ifdef __AVX__
+    const __m128 v = _mm_permutevar_ps(_mm_loadu_ps((const float *)e), keep4_order(keep));
+    _mm_storeu_ps((float *)out, v);
     return __builtin_popcount(keep);
 #else
     int n = 0;
