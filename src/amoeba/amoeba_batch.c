@@ -85,22 +85,22 @@ static int keep_entries4(const int *jlist, int *jj, int nn, const unsigned char 
                          const double (*x)[3], const double xi[3], double cut2, int *pe,
                          unsigned char *ppc, int n, int *beyond)
 {
-    const lane4 cx = {xi[0], xi[0], xi[0], xi[0]}, cy = {xi[1], xi[1], xi[1], xi[1]};
-    const lane4 cz = {xi[2], xi[2], xi[2], xi[2]}, c2 = {cut2, cut2, cut2, cut2};
+    const lane4 cx = lane4_bcast(xi[0]), cy = lane4_bcast(xi[1]), cz = lane4_bcast(xi[2]);
+    const lane4 c2 = lane4_bcast(cut2);
     static const unsigned char unmarked[4] = {0, 0, 0, 0};
     /* bytes 0, 4, 8, 12 (each lane's low byte) to the front */
     const __m128i low_bytes = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
                                             -1, -1, -1, -1);
     int j = *jj;
     for (; j + 4 <= nn; j += 4) {
-        const int k0 = jlist[j] & PK_AMOEBA_NEIGHMASK, k1 = jlist[j + 1] & PK_AMOEBA_NEIGHMASK;
-        const int k2 = jlist[j + 2] & PK_AMOEBA_NEIGHMASK, k3 = jlist[j + 3] & PK_AMOEBA_NEIGHMASK;
-        /* {x0 y0 x2 y2} and {x1 y1 x3 y3}: x and y of the four in order by even and odd */
-        const lane4 lo = __builtin_shufflevector(lane2_load(x[k0]), lane2_load(x[k2]), 0, 1, 2, 3);
-        const lane4 hi = __builtin_shufflevector(lane2_load(x[k1]), lane2_load(x[k3]), 0, 1, 2, 3);
-        const lane4 dx = __builtin_shufflevector(lo, hi, 0, 4, 2, 6) - cx;
-        const lane4 dy = __builtin_shufflevector(lo, hi, 1, 5, 3, 7) - cy;
-        const lane4 dz = (lane4){x[k0][2], x[k1][2], x[k2][2], x[k3][2]} - cz;
+        const double *const xk[4] = {x[jlist[j] & PK_AMOEBA_NEIGHMASK],
+                                     x[jlist[j + 1] & PK_AMOEBA_NEIGHMASK],
+                                     x[jlist[j + 2] & PK_AMOEBA_NEIGHMASK],
+                                     x[jlist[j + 3] & PK_AMOEBA_NEIGHMASK]};
+        lane4 px, py;
+        rows_to_lanes(xk, 0, &px, &py);
+        const lane4 dx = px - cx, dy = py - cy;
+        const lane4 dz = (lane4){xk[0][2], xk[1][2], xk[2][2], xk[3][2]} - cz;
         const lane4 r2 = dx * dx + dy * dy + dz * dz;
         const unsigned far = lane4_mask((lane4)(r2 > c2));
         const unsigned char *marks = pcf ? pcf + j : unmarked;

@@ -79,7 +79,7 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
         n += dx * dx + dy * dy + dz * dz <= off2;
     }
     b->n = n;
-    const int npad = (n + 3) / 4 * 4;
+    const int npad = amoeba_padded(n);
     for (int q = n; q < npad; q++) bk[q] = 0;
     double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
     const int pi = ha[i].partner;

@@ -74,27 +74,10 @@ typedef double lane8[8];
  * atoms on a rank) and its tensor {s, -b3} (the header), component c at
  * ten[4 (e - e % 4) + 4 c + e % 4], so that a group's components load as four lane4. */
 
-/* {a0, b0, a2, b2} and {a1, b1, a3, b3} */
-static inline lane4 lane4_even(lane4 a, lane4 b)
-{
-    return __builtin_shufflevector(a, b, 0, 4, 2, 6);
-}
-
-static inline lane4 lane4_odd(lane4 a, lane4 b)
-{
-    return __builtin_shufflevector(a, b, 1, 5, 3, 7);
-}
-
 /* a0 + a2 and a1 + a3 */
 static inline lane2 lane4_fold(lane4 a)
 {
     return __builtin_shufflevector(a, a, 0, 1) + __builtin_shufflevector(a, a, 2, 3);
-}
-
-static inline lane4 lane4_bcast(double v)
-{
-    const lane4 r = {v, v, v, v};
-    return r;
 }
 
 /* ---- direct field ----------------------------------------------------------------------- */
@@ -138,16 +121,6 @@ typedef struct {
     amoeba_switch sw;
     int use_pc, mutual;
 } field_ctx;
-
-/* Components c and c + 1 of the rows r[0..3] as the vectors {r0[c] r1[c] r2[c] r3[c]} (*a)
- * and the same of c + 1 (*b): two-wide loads joined and interleaved, instead of gathers. */
-static inline void rows_to_lanes(const double *const r[4], int c, lane4 *a, lane4 *b)
-{
-    const lane4 lo = __builtin_shufflevector(lane2_load(r[0] + c), lane2_load(r[2] + c), 0, 1, 2, 3);
-    const lane4 hi = __builtin_shufflevector(lane2_load(r[1] + c), lane2_load(r[3] + c), 0, 1, 2, 3);
-    *a = lane4_even(lo, hi);
-    *b = lane4_odd(lo, hi);
-}
 
 /* The per-pair inputs of the padded batch of i, four pairs at a time from their partners'
  * rows: scale factors by group and special class (0 in the padding), Thole coefficient,
@@ -418,7 +391,7 @@ static void store_tensors(const amoeba_batch *b, int i, int npad, int off, int p
 {
     const size_t cap = (size_t)b->cap;
     double *sc = b->scratch;
-    const int np = pack_pc(b->pc, sc, cap, npad), npc = (np + 3) / 4 * 4;
+    const int np = pack_pc(b->pc, sc, cap, npad), npc = amoeba_padded(np);
     for (int j = np; j < npc; j++) {
         for (int s = S_PX; s <= S_PB; s++) sc[s * cap + j] = 0.0;
         sc[S_PCOL * cap + j] = (double)sizeof(lane8) * i;
@@ -493,7 +466,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
             if (off < 0) off = poff = sl[ii].room;
             /* the pairs within polar_cut, and the preconditioner's when it is used */
             amoeba_batch_pairs(&b, c.pairs, c.x, i, ii, c.off2, c.use_pc);
-            const int npad = (b.n + 3) / 4 * 4;   /* the batch's padding */
+            const int npad = amoeba_padded(b.n);
             remote += pair_inputs(&c, i, &b, npad, col + off);
             pair_fields(&c, i, &b, npad, fl[i], fl, c.mutual ? ten + 4 * (size_t)off : NULL);
             if (!c.mutual) continue;

@@ -92,6 +92,12 @@ typedef struct {
     double *scratch;
 } amoeba_batch;
 
+/* n rounded up to the batches' padding, a whole number of 4-pair vectors. */
+static inline int amoeba_padded(int n)
+{
+    return (n + 3) & ~3;
+}
+
 /* Size the batches of nthreads threads for the longest neighbour list of nl, each with
  * nscratch scratch arrays. */
 pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int nthreads,

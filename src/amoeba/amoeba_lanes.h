@@ -49,6 +49,33 @@ static inline void lane4_add(double *p, lane4 v)
     memcpy(p, &o, sizeof o);
 }
 
+static inline lane4 lane4_bcast(double v)
+{
+    const lane4 r = {v, v, v, v};
+    return r;
+}
+
+/* {a0, b0, a2, b2} and {a1, b1, a3, b3} */
+static inline lane4 lane4_even(lane4 a, lane4 b)
+{
+    return __builtin_shufflevector(a, b, 0, 4, 2, 6);
+}
+
+static inline lane4 lane4_odd(lane4 a, lane4 b)
+{
+    return __builtin_shufflevector(a, b, 1, 5, 3, 7);
+}
+
+/* Components c and c + 1 of the rows r[0..3] as the vectors {r0[c] r1[c] r2[c] r3[c]} (*a)
+ * and the same of c + 1 (*b): two-wide loads joined and interleaved, instead of gathers. */
+static inline void rows_to_lanes(const double *const r[4], int c, lane4 *a, lane4 *b)
+{
+    const lane4 lo = __builtin_shufflevector(lane2_load(r[0] + c), lane2_load(r[2] + c), 0, 1, 2, 3);
+    const lane4 hi = __builtin_shufflevector(lane2_load(r[1] + c), lane2_load(r[3] + c), 0, 1, 2, 3);
+    *a = lane4_even(lo, hi);
+    *b = lane4_odd(lo, hi);
+}
+
 /* a0 + a1 + a2 + a3, as (a0 + a2) + (a1 + a3) */
 static inline double lane4_sum(lane4 a)
 {

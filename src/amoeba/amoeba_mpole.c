@@ -128,12 +128,8 @@ amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk, const double r[3],
 enum { IN_ROW, IN_FSCALE, OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3 };
 
 /* The SIMD loops run over whole vectors of 4 pairs, the batch's padding included
- * (r = (1, 0, 0), partner 0): a padding pair gets scale factor 0, so B_n = 0 and its
- * results are exactly 0. */
-static inline int padded(int n)
-{
-    return (n + 3) & ~3;
-}
+ * (amoeba_padded; r = (1, 0, 0), partner 0): a padding pair gets scale factor 0, so B_n = 0
+ * and its results are exactly 0. */
 
 /* Sums over one atom's batch: energy, force on the neighbours (minus that on i), torque on
  * i (sum of -tk - r x frc), virial (the pairs' r (x) frc, symmetrised as in
@@ -209,13 +205,13 @@ static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c
     double *fs = b->scratch + IN_FSCALE * cap;
     const int *ks = b->k, *cls = b->cls, n = b->n;
 #pragma omp simd
-    for (int s = 0; s < padded(n); s++) {
+    for (int s = 0; s < amoeba_padded(n); s++) {
         const double f = fscale[cls[s]];
         row[s] = 13 * (long)ks[s];
         fs[s] = s < n ? f : 0.0;
     }
 #pragma omp simd
-    for (int s = 0; s < padded(n); s++) mpole_simd_pair(c, rpole, b, s, smooth);
+    for (int s = 0; s < amoeba_padded(n); s++) mpole_simd_pair(c, rpole, b, s, smooth);
 }
 
 /* Add the batch's results: the force and torque on each partner k, four pairs at a time
@@ -231,7 +227,7 @@ static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], doub
     const lane4 zero = {0.0, 0.0, 0.0, 0.0};
     lane4 se = zero, sf[3] = {zero, zero, zero}, st[3] = {zero, zero, zero};
     lane4 sv[6] = {zero, zero, zero, zero, zero, zero};
-    for (int s = 0; s < padded(b->n); s += 4) {
+    for (int s = 0; s < amoeba_padded(b->n); s += 4) {
         lane4 v[6];
         for (int d = 0; d < 6; d++) v[d] = lane4_load(out + (OUT_F + d) * cap + s);
         const lane4 rx = lane4_load(b->rx + s), ry = lane4_load(b->ry + s),

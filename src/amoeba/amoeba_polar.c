@@ -386,7 +386,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
             pc.up = vec3_of(u[i][3], u[i][4], u[i][5]);
             pc.pdi = m->pdamp[ti], pc.thi = m->thole[ti], pc.gi = s->amgroup[i];
             amoeba_batch_pairs(&b, pairs, x, i, ii, off2, 0);
-            const int npad = (b.n + LANES - 1) / LANES * LANES;   /* the batch's padding */
+            const int npad = amoeba_padded(b.n);
             polar_inputs(&pc, &b, npad);
             polar_pairs(&pc, &b, npad);
             polar_apply(&b, npad, i, f, tq, part + 1, vatom);
