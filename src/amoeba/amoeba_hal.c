@@ -116,8 +116,8 @@ static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site 
 /* Add the forces gx, gy, gz of the npad (a multiple of 4) entries to the site forces fs of
  * their atoms k: four at a time, the three arrays transposed into rows {x y z 0}. Returns
  * their sum (the force on the centre's site with the sign reversed). */
-static lane4 hal_scatter(const int *k, const double *gx, const double *gy,
-                             const double *gz, int npad, lane4 *fs)
+static lane4 hal_scatter(const int *k, const double *gx, const double *gy, const double *gz,
+                         int npad, lane4 *fs)
 {
     const lane4 zero = {0.0, 0.0, 0.0, 0.0};
     lane4 sum = zero;

@@ -223,21 +223,17 @@ static inline lane4 lane4_sqrt_pos(lane4 x)
 }
 
 /* Add four pairs' fields f[d] (component d, d then p set, of each pair) to the rows of
- * their partners k[0..3] of fl: transposed into rows, two wide additions per partner. */
+ * their partners k[0..3] of fl: transposed into rows {dx dy dz px} and {py pz}, two wide
+ * additions per partner. */
 static inline void add_rows4(double (*fl)[6], const int *k, const lane4 f[6])
 {
-    /* rows {dx dy dz px} of the four, and {py pz} */
-    const lane4 a01 = lane4_even(f[0], f[1]), b01 = lane4_odd(f[0], f[1]);
-    const lane4 a23 = lane4_even(f[2], f[3]), b23 = lane4_odd(f[2], f[3]);
-    const lane4 c45 = lane4_even(f[4], f[5]), d45 = lane4_odd(f[4], f[5]);
-    lane4_add(fl[k[0]], __builtin_shufflevector(a01, a23, 0, 1, 4, 5));
-    lane4_add(fl[k[1]], __builtin_shufflevector(b01, b23, 0, 1, 4, 5));
-    lane4_add(fl[k[2]], __builtin_shufflevector(a01, a23, 2, 3, 6, 7));
-    lane4_add(fl[k[3]], __builtin_shufflevector(b01, b23, 2, 3, 6, 7));
-    lane2_add(fl[k[0]] + 4, __builtin_shufflevector(c45, c45, 0, 1));
-    lane2_add(fl[k[1]] + 4, __builtin_shufflevector(d45, d45, 0, 1));
-    lane2_add(fl[k[2]] + 4, __builtin_shufflevector(c45, c45, 2, 3));
-    lane2_add(fl[k[3]] + 4, __builtin_shufflevector(d45, d45, 2, 3));
+    lane4 head[4];
+    lane2 tail[4];
+    lanes_to_rows6(f, head, tail);
+    for (int l = 0; l < 4; l++) {
+        lane4_add(fl[k[l]], head[l]);
+        lane2_add(fl[k[l]] + 4, tail[l]);
+    }
 }
 
 /* The pair kernel over the padded batch of i, four pairs at a time as SIMD vectors (k's

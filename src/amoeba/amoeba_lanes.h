@@ -135,26 +135,32 @@ static inline int keep4(const int *e, unsigned keep, int *out)
 #endif
 }
 
+/* Six values of four pairs, v[c] = {value c of pair 0, 1, 2, 3}, transposed into each
+ * pair's rows: head[l] = its values 0..3, tail[l] = its values 4 and 5. */
+static inline void lanes_to_rows6(const lane4 v[6], lane4 head[4], lane2 tail[4])
+{
+    const lane4 e01 = lane4_even(v[0], v[1]), o01 = lane4_odd(v[0], v[1]);   /* x0 y0 x2 y2 */
+    const lane4 e23 = lane4_even(v[2], v[3]), o23 = lane4_odd(v[2], v[3]);
+    const lane4 e45 = lane4_even(v[4], v[5]), o45 = lane4_odd(v[4], v[5]);
+    head[0] = __builtin_shufflevector(e01, e23, 0, 1, 4, 5);
+    head[1] = __builtin_shufflevector(o01, o23, 0, 1, 4, 5);
+    head[2] = __builtin_shufflevector(e01, e23, 2, 3, 6, 7);
+    head[3] = __builtin_shufflevector(o01, o23, 2, 3, 6, 7);
+    tail[0] = __builtin_shufflevector(e45, e45, 0, 1);
+    tail[1] = __builtin_shufflevector(o45, o45, 0, 1);
+    tail[2] = __builtin_shufflevector(e45, e45, 2, 3);
+    tail[3] = __builtin_shufflevector(o45, o45, 2, 3);
+}
+
 /* Add four pairs' forces and torques, res = {fx, fy, fz, tx, ty, tz} by pair (lane), onto
  * their partners k[0..3]: transposed into each pair's rows {fx fy fz tx} and {ty tz}, so
  * that a pair takes two 2-wide and two scalar additions instead of six scalar ones. */
 static inline void amoeba_add_force_torque4(const lane4 res[6], const int *k, double (*f)[3],
                                             double (*tq)[3])
 {
-    const lane4 e01 = __builtin_shufflevector(res[0], res[1], 0, 4, 2, 6);   /* x0 y0 x2 y2 */
-    const lane4 o01 = __builtin_shufflevector(res[0], res[1], 1, 5, 3, 7);   /* x1 y1 x3 y3 */
-    const lane4 e23 = __builtin_shufflevector(res[2], res[3], 0, 4, 2, 6);
-    const lane4 o23 = __builtin_shufflevector(res[2], res[3], 1, 5, 3, 7);
-    const lane4 e45 = __builtin_shufflevector(res[4], res[5], 0, 4, 2, 6);
-    const lane4 o45 = __builtin_shufflevector(res[4], res[5], 1, 5, 3, 7);
-    const lane4 row[4] = {__builtin_shufflevector(e01, e23, 0, 1, 4, 5),
-                          __builtin_shufflevector(o01, o23, 0, 1, 4, 5),
-                          __builtin_shufflevector(e01, e23, 2, 3, 6, 7),
-                          __builtin_shufflevector(o01, o23, 2, 3, 6, 7)};
-    const lane2 tyz[4] = {__builtin_shufflevector(e45, e45, 0, 1),
-                          __builtin_shufflevector(o45, o45, 0, 1),
-                          __builtin_shufflevector(e45, e45, 2, 3),
-                          __builtin_shufflevector(o45, o45, 2, 3)};
+    lane4 row[4];
+    lane2 tyz[4];
+    lanes_to_rows6(res, row, tyz);
     for (int l = 0; l < 4; l++) {
         lane2_add(f[k[l]], __builtin_shufflevector(row[l], row[l], 0, 1));
         f[k[l]][2] += row[l][2];

@@ -149,12 +149,12 @@ typedef struct {
 } mpole_ctx;
 
 /* Pair s of the batch of atom i: energy, force on k and torque on k into the scratch. The
- * partner's moments are read from its rpole row. With smooth (a constant after inlining) the pair's energy e gets its charge-charge part
- * shifted, qq/r -> qq (1/r - 1/R + (r - R)/R^2) (qq: the scaled charge product times the
- * Coulomb constant), then all of it times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5,
- * x = (r - start) / width clamped at 0 (amoeba_switch_x); the force
- * on k picks up the shift's and the switch's radial terms, the torque on k (and so that on
- * i) scales with S. Always inlined into the SIMD loop, which must not take the addresses
+ * partner's moments are read from its rpole row. With smooth (a constant after inlining)
+ * the pair's energy e gets its charge-charge part shifted, qq/r -> qq (1/r - 1/R +
+ * (r - R)/R^2) (qq: the scaled charge product times the Coulomb constant), then all of it
+ * times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5, x = (r - start) / width clamped at 0
+ * (amoeba_switch_x); the force on k picks up the shift's and the switch's radial terms, the
+ * torque on k (and so that on i) scales with S. Always inlined into the SIMD loop, which must not take the addresses
  * of its own locals (GCC then keeps them in memory per lane and does not vectorize): all
  * arrays live in here. */
 static inline __attribute__((always_inline)) void
@@ -216,8 +216,8 @@ static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c
 
 /* Add the batch's results: the force and torque on each partner k, four pairs at a time
  * (amoeba_add_force_torque4; the padding adds zeros to partner 0), while summing them
- * (mpole_sums); when per-atom values
- * are asked for, half each pair's energy and virial to k; then the sums on i. */
+ * (mpole_sums); when per-atom values are asked for, half each pair's energy and virial to
+ * k; then the sums on i. */
 static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], double (*tq)[3],
                               double *eatom, double (*vatom)[6])
 {
