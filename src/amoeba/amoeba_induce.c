@@ -40,7 +40,7 @@
 
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
 {
-    pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec, &w->poli,
+    pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->conj, &w->poli,
                       &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors, &w->counts,
                       &w->padded, &w->batches.mem};
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) pk_buffer_free(b[k]);
@@ -49,7 +49,7 @@ void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
 
 double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w)
 {
-    const pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->zrsd, &w->conj, &w->vec,
+    const pk_buffer *b[] = {&w->field, &w->udir, &w->rsd, &w->conj,
                             &w->poli, &w->pairs, &w->tensors, &w->pc_pairs, &w->pc_tensors,
                             &w->counts, &w->padded, &w->acc.copies, &w->batches.mem};
     double bytes = 0.0;
@@ -558,14 +558,22 @@ static inline void pair_pair(const char *v, char *y, int ka, int kb, lane4 sx, l
  * order, in rows of 8 doubles). Each pair is stored once and applied to both atoms; a
  * group of four pairs {a b c d} is taken as the two-pair vectors (a, c) and (b, d)
  * (pair_pair), whose tensor components are the group's even and odd entries duplicated.
- * y goes through per-thread copies (acc, whose target is y) summed in thread order. */
+ * y goes through per-thread copies (acc, whose target is y) summed in thread order.
+ * vty = v.y of each set over this rank's pairs: as T_ki = T_ik, each stored pair gives
+ * v_i.T v_k + v_k.T v_i = 2 v_i.(T v_k), i's sums dotted with v_i once per atom, so that
+ * the PCG needs no pass over the rows for it (summed over ranks, as each pair is stored on
+ * one rank). */
 static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const int *col,
-                        const double *ten, pk_accum *acc, const lane8 *in)
+                        const double *ten, pk_accum *acc, const lane8 *in, double vty[2])
 {
     const char *v = (const char *)in;
-#pragma omp parallel num_threads(acc->nthreads)
+    const int nt = acc->nthreads;
+    lane4 part[nt];   /* per thread, summed in thread order */
+#pragma omp parallel num_threads(nt)
     {
-        char *y = (char *)pk_accum_slice(acc, pk_thread_id());
+        const int tid = pk_thread_id();
+        char *y = (char *)pk_accum_slice(acc, tid);
+        lane4 dot = {0, 0, 0, 0};   /* lanes {d p d p} */
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii], begin = pc ? sl[ii].poff : sl[ii].off;
@@ -585,8 +593,14 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
             lane2_add(yi, lane4_fold(acc3[0]));
             lane2_add(yi + 2, lane4_fold(acc3[1]));
             lane2_add(yi + 4, lane4_fold(acc3[2]));
+            dot += ui[0] * acc3[0] + ui[1] * acc3[1] + ui[2] * acc3[2];
         }
+        part[tid] = dot;
     }
+    lane4 dot = part[0];
+    for (int t = 1; t < nt; t++) dot += part[t];
+    vty[0] = 2.0 * (dot[0] + dot[2]);
+    vty[1] = 2.0 * (dot[1] + dot[3]);
     pk_accum_reduce(acc);
 }
 
@@ -604,57 +618,21 @@ static void comm_rows(const pk_atoms *a, pk_amoeba_induce_work *w, const pk_amoe
     for (int i = reverse ? 0 : n; i < (reverse ? n : nall); i++) memcpy(v[i], t[i], sizeof t[i]);
 }
 
-/* y = the products of one pair set (pc: the preconditioner's) with v; when the pairs name
- * ghosts, v's ghost rows are refreshed first and y's are summed onto their owners. */
+/* y += the products of one pair set (pc: the preconditioner's) with v, whose owned rows
+ * must be 0 on entry; vty = v.(T v) of each set on this rank (pairs_apply). When the pairs
+ * name ghosts, v's ghost rows are refreshed first and y's are summed onto their owners. */
 static pk_code apply_pairs(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
-                           const pk_amoeba_comm *comm, int pc, lane8 *v, lane8 *y, pk_status *st)
+                           const pk_amoeba_comm *comm, int pc, lane8 *v, lane8 *y, double vty[2],
+                           pk_status *st)
 {
-    const int nrows = w->local ? a->nlocal : a->nlocal + a->nghost;
+    const int n = a->nlocal, nrows = w->local ? n : n + a->nghost;
     if (!w->local) comm_rows(a, w, comm, v, 0);
-    memset(y, 0, (size_t)nrows * sizeof *y);
+    memset(y + n, 0, (size_t)(nrows - n) * sizeof *y);
     if (pk_accum_begin(&w->acc, pk_max_threads(), &y[0][0], (size_t)nrows * 8, st))
         return st->code;
     pairs_apply(nl, w->counts.data, pc, pc ? w->pc_pairs.data : w->pairs.data,
-                pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v);
+                pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v, vty);
     if (!w->local) comm_rows(a, w, comm, y, 1);
-    return PK_OK;
-}
-
-/* The d (out[0]) and p (out[1]) parts of the sums a and b of a row's two halves (lanes
- * order: even lanes belong to the d set). */
-static void sum_sets(lane4 a, lane4 b, double out[2])
-{
-    out[0] = (a[0] + a[2]) + (b[0] + b[2]);
-    out[1] = (a[1] + a[3]) + (b[1] + b[3]);
-}
-
-/* The field T v of the dipoles v at the owned atoms, into y. */
-static pk_code mutual_field(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
-                            const pk_amoeba_comm *comm, lane8 *v, lane8 *y, pk_status *st)
-{
-    return apply_pairs(a, nl, w, comm, 0, v, y, st);
-}
-
-/* z = M r: usolve_diag * max(alpha_i, POLMIN) (poli) on the diagonal plus the neighbour
- * blocks (LAMMPS uscale0b APPLY), for the owned atoms; rz = r.z of each set there. The
- * blocks' products go through w->padded. */
-static pk_code precondition(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
-                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, lane8 *r,
-                            lane8 *z, double rz[2], pk_status *st)
-{
-    lane8 *y = w->padded.data;
-    if (apply_pairs(a, nl, w, comm, 1, r, y, st)) return st->code;
-    const double *poli = w->poli.data, diag = m->set.usolve_diag;
-    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
-    for (int i = 0; i < a->nlocal; i++) {
-        const lane4 p = lane4_bcast(diag * poli[i]);
-        const lane4 r0 = lane4_load(r[i]), r1 = lane4_load(r[i] + 4);
-        const lane4 z0 = p * r0 + lane4_load(y[i]), z1 = p * r1 + lane4_load(y[i] + 4);
-        memcpy(z[i], &z0, sizeof z0);
-        memcpy(z[i] + 4, &z1, sizeof z1);
-        s0 += r0 * z0, s1 += r1 * z1;
-    }
-    sum_sets(s0, s1, rz);
     return PK_OK;
 }
 
@@ -678,51 +656,99 @@ static void reorder(int n, double (*v)[6], int to_lanes)
     }
 }
 
-/* out = a.b of each set over the n owned atoms. */
-static void dot_sets(int n, const lane8 *a, const lane8 *b, double out[2])
+/* The d (out[0]) and p (out[1]) parts of the sums a and b of a row's two halves (lanes
+ * order: even lanes belong to the d set). */
+static void sum_sets(lane4 a, lane4 b, double out[2])
 {
-    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
-    for (int i = 0; i < n; i++) {
-        s0 += lane4_load(a[i]) * lane4_load(b[i]);
-        s1 += lane4_load(a[i] + 4) * lane4_load(b[i] + 4);
-    }
-    sum_sets(s0, s1, out);
+    out[0] = (a[0] + a[2]) + (b[0] + b[2]);
+    out[1] = (a[1] + a[3]) + (b[1] + b[3]);
 }
 
-/* vec = alpha^-1 conj - T conj (y = T conj) at the n owned atoms; cv = conj.vec of each
- * set. */
-static void pcg_matvec(int n, const double *ipoli, const lane8 *conj, const lane8 *y, lane8 *vec,
-                       double cv[2])
+/* The PCG (LAMMPS induce) in passes over the owned rows that each read a row once; the
+ * scalars it needs of the products' outputs come with them (pairs_apply), those of the
+ * other vectors from the pass that writes them. M = diag(p) + P is the preconditioner,
+ * p_i = usolve_diag poli_i and P the neighbour blocks (LAMMPS uscale0b), so that
+ * r.z = r.(p r) + r.(P r). */
+
+/* rr = r.r and rpr = r.(p r) of each set at the n owned atoms. */
+static void residual_sums(int n, const double *poli, double diag, const lane8 *r, double rr[2],
+                          double rpr[2])
 {
-    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
+    lane4 s[4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
     for (int i = 0; i < n; i++) {
-        const lane4 ip = lane4_bcast(ipoli[i]);
+        const lane4 p = lane4_bcast(diag * poli[i]);
+        const lane4 r0 = lane4_load(r[i]), r1 = lane4_load(r[i] + 4);
+        s[0] += r0 * r0, s[1] += r1 * r1;
+        s[2] += p * r0 * r0, s[3] += p * r1 * r1;
+    }
+    sum_sets(s[0], s[1], rr);
+    sum_sets(s[2], s[3], rpr);
+}
+
+/* One step along conj at the n owned atoms, y = T conj (cleared here for the next
+ * product): u += al conj, r -= al (alpha^-1 conj - y) (ipoli = 1 / poli); rr = r.r and
+ * rpr = r.(p r) of each set. */
+static void pcg_step(int n, const double al[2], const double *poli, const double *ipoli,
+                     double diag, const lane8 *conj, lane8 *y, double (*u)[6], lane8 *r,
+                     double rr[2], double rpr[2])
+{
+    const lane4 a4 = {al[0], al[1], al[0], al[1]}, zero = {0, 0, 0, 0};
+    const lane2 a2 = {al[0], al[1]};
+    lane4 s[4] = {zero, zero, zero, zero};
+    for (int i = 0; i < n; i++) {
+        const lane4 ip = lane4_bcast(ipoli[i]), p = lane4_bcast(diag * poli[i]);
         const lane4 c0 = lane4_load(conj[i]), c1 = lane4_load(conj[i] + 4);
         const lane4 v0 = c0 * ip - lane4_load(y[i]), v1 = c1 * ip - lane4_load(y[i] + 4);
-        memcpy(vec[i], &v0, sizeof v0);
-        memcpy(vec[i] + 4, &v1, sizeof v1);
-        s0 += c0 * v0, s1 += c1 * v1;
-    }
-    sum_sets(s0, s1, cv);
-}
-
-/* u += al conj, r -= al vec (al of each set) at the n owned atoms; rr = r.r of each set. */
-static void pcg_step(int n, const double al[2], const lane8 *conj, const lane8 *vec,
-                     double (*u)[6], lane8 *r, double rr[2])
-{
-    const lane4 a4 = {al[0], al[1], al[0], al[1]};
-    const lane2 a2 = {al[0], al[1]};
-    lane4 s0 = {0, 0, 0, 0}, s1 = s0;
-    for (int i = 0; i < n; i++) {
-        lane4_add(u[i], a4 * lane4_load(conj[i]));
-        lane2_add(u[i] + 4, a2 * lane2_load(conj[i] + 4));
-        const lane4 r0 = lane4_load(r[i]) - a4 * lane4_load(vec[i]);
-        const lane4 r1 = lane4_load(r[i] + 4) - a4 * lane4_load(vec[i] + 4);
+        memcpy(y[i], &zero, sizeof zero);
+        memcpy(y[i] + 4, &zero, sizeof zero);
+        lane4_add(u[i], a4 * c0);
+        lane2_add(u[i] + 4, a2 * __builtin_shufflevector(c1, c1, 0, 1));
+        const lane4 r0 = lane4_load(r[i]) - a4 * v0, r1 = lane4_load(r[i] + 4) - a4 * v1;
         memcpy(r[i], &r0, sizeof r0);
         memcpy(r[i] + 4, &r1, sizeof r1);
-        s0 += r0 * r0, s1 += r1 * r1;
+        s[0] += r0 * r0, s[1] += r1 * r1;
+        s[2] += p * r0 * r0, s[3] += p * r1 * r1;
     }
-    sum_sets(s0, s1, rr);
+    sum_sets(s[0], s[1], rr);
+    sum_sets(s[2], s[3], rpr);
+}
+
+/* conj = z + beta conj at the n owned atoms with z = M r = p r + y (y = P r, cleared here;
+ * without the preconditioner y is NULL and z = r); cc = conj.(alpha^-1 conj) of each set,
+ * the diagonal part of the next step's conj.((alpha^-1 - T) conj). */
+static void pcg_direction(int n, const double beta[2], const double *poli, const double *ipoli,
+                          double diag, const lane8 *r, lane8 *y, lane8 *conj, double cc[2])
+{
+    const lane4 b4 = {beta[0], beta[1], beta[0], beta[1]}, zero = {0, 0, 0, 0};
+    lane4 s0 = zero, s1 = zero;
+    for (int i = 0; i < n; i++) {
+        const lane4 ip = lane4_bcast(ipoli[i]);
+        lane4 z0 = lane4_load(r[i]), z1 = lane4_load(r[i] + 4);
+        if (y) {
+            const lane4 p = lane4_bcast(diag * poli[i]);
+            z0 = p * z0 + lane4_load(y[i]), z1 = p * z1 + lane4_load(y[i] + 4);
+            memcpy(y[i], &zero, sizeof zero);
+            memcpy(y[i] + 4, &zero, sizeof zero);
+        }
+        const lane4 c0 = z0 + b4 * lane4_load(conj[i]), c1 = z1 + b4 * lane4_load(conj[i] + 4);
+        memcpy(conj[i], &c0, sizeof c0);
+        memcpy(conj[i] + 4, &c1, sizeof c1);
+        s0 += ip * c0 * c0, s1 += ip * c1 * c1;
+    }
+    sum_sets(s0, s1, cc);
+}
+
+/* rz = r.z of each set on this rank from rr = r.r and rpr = r.(p r) of the rows; with the
+ * preconditioner y gets P r (to be cleared by pcg_direction). */
+static pk_code residual_dot(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
+                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, lane8 *r,
+                            lane8 *y, const double rr[2], const double rpr[2], double rz[2],
+                            pk_status *st)
+{
+    double rbr[2] = {0.0, 0.0};   /* r.(P r) */
+    if (m->set.pcg_precond && apply_pairs(a, nl, w, comm, 1, r, y, rbr, st)) return st->code;
+    for (int k = 0; k < 2; k++) rz[k] = m->set.pcg_precond ? rpr[k] + rbr[k] : rr[k];
+    return PK_OK;
 }
 
 pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
@@ -761,9 +787,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         pk_buffer_reserve(&w->field, rows * 6, sizeof(double), st) ||
         pk_buffer_reserve(&w->udir, rows * 6, sizeof(double), st) ||
         pk_buffer_reserve(&w->rsd, rows, sizeof(lane8), st) ||
-        pk_buffer_reserve(&w->zrsd, rows, sizeof(lane8), st) ||
         pk_buffer_reserve(&w->conj, rows, sizeof(lane8), st) ||
-        pk_buffer_reserve(&w->vec, rows, sizeof(lane8), st) ||
         pk_buffer_reserve(&w->poli, (size_t)(n > 0 ? 2 * n : 1), sizeof(double), st) ||
         pk_buffer_reserve(&w->padded, rows, sizeof(lane8), st))
         return st->code;
@@ -797,68 +821,64 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     comm->allreduce(comm->ctx, &natoms, 1);
     /* poli = max(alpha, POLMIN), then its inverse */
     double *poli = w->poli.data, *ipoli = poli + n;
-    lane8 *rsd = w->rsd.data, *conj = w->conj.data, *vec = w->vec.data, *y = w->padded.data;
-    lane8 *zrsd = set->pcg_precond ? w->zrsd.data : rsd;   /* z = r without preconditioner */
+    const double diag = set->usolve_diag;
+    lane8 *rsd = w->rsd.data, *conj = w->conj.data, *y = w->padded.data;
+    lane8 *pr = set->pcg_precond ? y : NULL;   /* P r for pcg_direction */
     /* the owned rows' padding columns stay 0 (the dot products read them); the ghost rows
-     * are read only when the pairs name ghosts, after comm_rows has filled them */
+     * are read only when the pairs name ghosts, after comm_rows has filled them; y's owned
+     * rows are 0 before each product (apply_pairs) */
     memset(rsd, 0, (size_t)n * sizeof *rsd);
-    memset(zrsd, 0, (size_t)n * sizeof *zrsd);
     memset(conj, 0, (size_t)n * sizeof *conj);
-    memset(vec, 0, (size_t)n * sizeof *vec);
+    memset(y, 0, (size_t)n * sizeof *y);
     reorder(n, u, 1);
     for (int i = 0; i < n; i++) {
         poli[i] = fmax(POLMIN, m->polarity[s->amtype[i]]);
         ipoli[i] = 1.0 / poli[i];
     }
     if (set->pcg_guess) {   /* r = alpha^-1 (u_dir - u) + T u, T u through conj */
+        double unused[2];
         for (int i = 0; i < n; i++) memcpy(conj[i], u[i], sizeof u[i]);
-        if (mutual_field(a, nl, w, comm, conj, y, st)) return st->code;
+        if (apply_pairs(a, nl, w, comm, 0, conj, y, unused, st)) return st->code;
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < 6; j++)
             rsd[i][j] = set->pcg_guess ? (udir[i][DP(j)] - u[i][j]) * ipoli[i] + y[i][j]
                                        : udir[i][DP(j)] * ipoli[i];
-    double rz[2];   /* r.z of each set, summed over ranks */
-    if (set->pcg_precond) {
-        if (precondition(m, a, nl, w, comm, rsd, zrsd, rz, st)) return st->code;
-    } else {
-        dot_sets(n, rsd, rsd, rz);
-    }
+    memset(y, 0, (size_t)n * sizeof *y);
+    memset(conj, 0, (size_t)n * sizeof *conj);
+    double rr[2], rpr[2], rz[2], cc[2];   /* rz: r.z of each set, summed over ranks */
+    residual_sums(n, poli, diag, rsd, rr, rpr);
+    if (residual_dot(m, a, nl, w, comm, rsd, y, rr, rpr, rz, st)) return st->code;
     comm->allreduce(comm->ctx, rz, 2);
-    memcpy(conj, zrsd, (size_t)n * sizeof *conj);
+    const double first[2] = {0.0, 0.0};   /* conj = z */
+    pcg_direction(n, first, poli, ipoli, diag, rsd, pr, conj, cc);
 
     double eps = 100.0;
-    for (int done = 0; !done;) {
+    for (;;) {
         info->iterations++;
-        double cv[2], al[2], red[4];
-        if (mutual_field(a, nl, w, comm, conj, y, st)) return st->code;
-        pcg_matvec(n, ipoli, conj, y, vec, cv);
+        /* cv = conj.((alpha^-1 - T) conj); rr and rz: the new r.r and r.z */
+        double ctc[2], cv[2], al[2], beta[2];
+        if (apply_pairs(a, nl, w, comm, 0, conj, y, ctc, st)) return st->code;
+        for (int k = 0; k < 2; k++) cv[k] = cc[k] - ctc[k];
         comm->allreduce(comm->ctx, cv, 2);
         for (int k = 0; k < 2; k++) al[k] = cv[k] != 0.0 ? rz[k] / cv[k] : cv[k];
-        pcg_step(n, al, conj, vec, u, rsd, red + 2);
-        /* red: the new r.z (r.r without preconditioner), then r.r */
-        if (set->pcg_precond) {
-            if (precondition(m, a, nl, w, comm, rsd, zrsd, red, st)) return st->code;
-        } else {
-            red[0] = red[2], red[1] = red[3];
-        }
-        comm->allreduce(comm->ctx, red, 4);
-        double beta[2];
-        for (int k = 0; k < 2; k++) beta[k] = rz[k] != 0.0 ? red[k] / rz[k] : red[k];
-        const lane4 b4 = {beta[0], beta[1], beta[0], beta[1]};
-        for (int i = 0; i < n; i++) {
-            const lane4 c0 = lane4_load(zrsd[i]) + b4 * lane4_load(conj[i]);
-            const lane4 c1 = lane4_load(zrsd[i] + 4) + b4 * lane4_load(conj[i] + 4);
-            memcpy(conj[i], &c0, sizeof c0);
-            memcpy(conj[i] + 4, &c1, sizeof c1);
-        }
-        rz[0] = red[0], rz[1] = red[1];
-        eps = PK_AMOEBA_DEBYE * sqrt(fmax(red[2], red[3]) / natoms);
+        pcg_step(n, al, poli, ipoli, diag, conj, y, u, rsd, rr, rpr);
+        double rsum[2] = {rr[0], rr[1]};
+        comm->allreduce(comm->ctx, rsum, 2);
+        eps = PK_AMOEBA_DEBYE * sqrt(fmax(rsum[0], rsum[1]) / natoms);
         info->converged = eps < set->polar_eps;
-        done = info->converged || info->iterations >= set->polar_iter;
-        if (done)   /* one "peek" step along the preconditioned residual */
+        if (info->converged || info->iterations >= set->polar_iter) {
+            /* one "peek" step along the preconditioned residual */
             for (int i = 0; i < n; i++)
                 for (int d = 0; d < 6; d++) u[i][d] += set->pcg_peek * poli[i] * rsd[i][d];
+            break;
+        }
+        double rznew[2];
+        if (residual_dot(m, a, nl, w, comm, rsd, y, rr, rpr, rznew, st)) return st->code;
+        comm->allreduce(comm->ctx, rznew, 2);
+        for (int k = 0; k < 2; k++) beta[k] = rz[k] != 0.0 ? rznew[k] / rz[k] : rznew[k];
+        pcg_direction(n, beta, poli, ipoli, diag, rsd, pr, conj, cc);
+        rz[0] = rznew[0], rz[1] = rznew[1];
     }
     info->rms = eps;
     if (!isfinite(eps))

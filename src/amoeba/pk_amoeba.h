@@ -413,11 +413,11 @@ typedef struct {
 } pk_amoeba_induce_info;
 
 /* Workspace of the induced-dipole solver: per-atom vectors (field, udir: 6 doubles, the d
- * and p sets; the PCG's rsd, zrsd, conj, vec: rows of 8 as the products use them; poli:
+ * and p sets; the PCG's rsd, conj: rows of 8 as the products use them; poli:
  * the PCG weights and their inverses) and the per-step pair tensors that every PCG
  * iteration reuses. */
 typedef struct {
-    pk_buffer field, udir, rsd, zrsd, conj, vec, poli;
+    pk_buffer field, udir, rsd, conj, poli;
     pk_buffer pairs, tensors;         /* dipole-dipole pairs, each once, in groups of 4 of
                                          one atom: partner, tensor (amoeba_induce.c) */
     pk_amoeba_batches batches;        /* neighbours within a cutoff, per thread (direct field) */
