@@ -568,7 +568,8 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
 {
     const char *v = (const char *)in;
     const int nt = acc->nthreads;
-    lane4 part[nt];   /* per thread, summed in thread order */
+    lane4 part[nt];   /* per thread, summed in thread order (0 for a thread not started) */
+    for (int t = 0; t < nt; t++) part[t] = (lane4){0, 0, 0, 0};
 #pragma omp parallel num_threads(nt)
     {
         const int tid = pk_thread_id();
@@ -828,7 +829,6 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
      * are read only when the pairs name ghosts, after comm_rows has filled them; y's owned
      * rows are 0 before each product (apply_pairs) */
     memset(rsd, 0, (size_t)n * sizeof *rsd);
-    memset(conj, 0, (size_t)n * sizeof *conj);
     memset(y, 0, (size_t)n * sizeof *y);
     reorder(n, u, 1);
     for (int i = 0; i < n; i++) {
