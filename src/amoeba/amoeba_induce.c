@@ -82,13 +82,12 @@ static inline lane2 lane4_fold(lane4 a)
 
 /* ---- direct field ----------------------------------------------------------------------- */
 
-/* What the pairs need of an atom, as rows of doubles that four partners' rows transpose
- * into SIMD vectors (in w->padded, which the PCG uses only after the direct field): per
- * type alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0: undamped) and the Thole
- * parameter; per atom (owned and ghost) its group and the byte offset of its row in the
- * products (a ghost replaced by its owned copy when here). */
-enum { T_POL, T_SPOL, T_IPD3, T_THOLE, T_LEN };
-enum { A_GROUP, A_COL, A_LEN };
+/* What the pairs need of an atom (owned and ghost), as a row of doubles that four
+ * partners' rows transpose into SIMD vectors (in w->padded, which the PCG uses only after
+ * the direct field): its type's alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0:
+ * undamped) and Thole parameter, its group and the byte offset of its row in the products
+ * (a ghost replaced by its owned copy when here). */
+enum { A_POL, A_SPOL, A_IPD3, A_THOLE, A_GROUP, A_COL, A_LEN };
 
 /* The batch's scratch arrays: per-pair inputs (pair_inputs, pair_kernels), then the
  * preconditioner blocks (pair_fields). The batch is padded to whole groups of 4
@@ -114,7 +113,6 @@ typedef struct {
     const pk_amoeba_pairs *pairs;
     const double (*x)[3];
     const double (*rpole)[13];
-    const double (*trow)[T_LEN];   /* the types' rows */
     const double (*arow)[A_LEN];   /* the atoms' rows */
     double off2;                   /* polar_cut^2 */
     double ghost_col;              /* A_COL from here on: a ghost's row */
@@ -129,27 +127,23 @@ typedef struct {
 static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npad, int *col)
 {
     const pk_amoeba_model *m = c->m;
-    const double (*trow)[T_LEN] = c->trow, (*arow)[A_LEN] = c->arow, *ti = trow[c->s->amtype[i]];
-    const int *amtype = c->s->amtype;
+    const double (*arow)[A_LEN] = c->arow, *ti = arow[i];
     const int *ks = b->k, *cls = b->cls;
     const double *intra = m->polar_intra, *pscale = m->polar_scale;
-    const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(arow[i][A_GROUP]);
+    const lane4 one = lane4_bcast(1.0), gi = lane4_bcast(ti[A_GROUP]);
     const lane4 d11 = lane4_bcast(m->direct11_scale), u11 = lane4_bcast(m->mutual11_scale);
-    const lane4 poli = lane4_bcast(ti[T_POL]), spoli = lane4_bcast(ti[T_SPOL]);
-    const lane4 ipd3i = lane4_bcast(ti[T_IPD3]), thi = lane4_bcast(ti[T_THOLE]);
+    const lane4 poli = lane4_bcast(ti[A_POL]), spoli = lane4_bcast(ti[A_SPOL]);
+    const lane4 ipd3i = lane4_bcast(ti[A_IPD3]), thi = lane4_bcast(ti[A_THOLE]);
     const lane4 inf = lane4_bcast(INFINITY), remote = lane4_bcast(c->ghost_col);
     double *const sc = b->scratch;
     const size_t cap = (size_t)b->cap;
     long4 ghosts = {0, 0, 0, 0};   /* minus the count (a true comparison is -1) */
     for (int j = 0; j < npad; j += 4) {
         const int *k = ks + j, *cj = cls + j;
-        const double *t[4] = {trow[amtype[k[0]]], trow[amtype[k[1]]], trow[amtype[k[2]]],
-                              trow[amtype[k[3]]]};
         const double *r[4] = {arow[k[0]], arow[k[1]], arow[k[2]], arow[k[3]]};
-        lane4 v[T_LEN], group, cols;
-        rows_to_lanes(t, T_POL, &v[T_POL], &v[T_SPOL]);
-        rows_to_lanes(t, T_IPD3, &v[T_IPD3], &v[T_THOLE]);
-        rows_to_lanes(r, A_GROUP, &group, &cols);
+        lane4 v[A_LEN];
+        for (int a = 0; a < A_LEN; a += 2) rows_to_lanes(r, a, &v[a], &v[a + 1]);
+        const lane4 group = v[A_GROUP], cols = v[A_COL];
         /* same: 1 inside i's polarization group, else 0; the scales as sums with one term 0 */
         const lane4 same = (lane4)((long4)one & (group == gi)), other = one - same;
         const lane4 pin = {intra[cj[0]], intra[cj[1]], intra[cj[2]], intra[cj[3]]};
@@ -157,13 +151,13 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
         lane4_store(sc + S_DSC * cap + j, same * d11 + other);
         lane4_store(sc + S_PSC * cap + j, same * pin + other * pout);
         lane4_store(sc + S_USC * cap + j, same * u11 + other);
-        lane4_store(sc + S_POL * cap + j, poli * v[T_POL]);
-        lane4_store(sc + S_SPOL * cap + j, spoli * v[T_SPOL]);
+        lane4_store(sc + S_POL * cap + j, poli * v[A_POL]);
+        lane4_store(sc + S_SPOL * cap + j, spoli * v[A_SPOL]);
         /* amoeba_thole_damp's a = min(thole) (r / (pdamp_i pdamp_k))^3 as a coefficient of
          * r^3; the selects as masks (C has no ?: on vectors) */
-        const long4 lower = thi < v[T_THOLE], undamped = ipd3i * v[T_IPD3] == inf;
-        const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[T_THOLE] & ~lower));
-        const lane4 ta = ipd3i * v[T_IPD3] * g;
+        const long4 lower = thi < v[A_THOLE], undamped = ipd3i * v[A_IPD3] == inf;
+        const lane4 g = (lane4)(((long4)thi & lower) | ((long4)v[A_THOLE] & ~lower));
+        const lane4 ta = ipd3i * v[A_IPD3] * g;
         lane4_store(sc + S_THOLE * cap + j, (lane4)(((long4)inf & undamped) | ((long4)ta & ~undamped)));
         lane4_store(sc + S_PCOL * cap + j, cols);
         const int4 icols = __builtin_convertvector(cols, int4);
@@ -416,7 +410,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
     const int nlocal = a->nlocal, nall = nlocal + a->nghost;
     const int nt = pk_max_threads();
     const int ntrow = m->ntypes + 1;   /* types 1..ntypes */
-    field_ctx c = {m, s, pairs, a->x, rpole, NULL, NULL, m->set.polar_cut * m->set.polar_cut,
+    field_ctx c = {m, s, pairs, a->x, rpole, NULL, m->set.polar_cut * m->set.polar_cut,
                    (double)sizeof(lane8) * nlocal, {0}, 0,
                    m->polarization == PK_AMOEBA_POLAR_MUTUAL};
     c.use_pc = c.mutual && m->set.pcg_precond;
@@ -427,20 +421,19 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
     double *ten = w->tensors.data, *pten = w->pc_tensors.data;
 
     memset(field, 0, (size_t)nall * sizeof *field);
-    if (pk_buffer_reserve(&w->padded, (size_t)T_LEN * ntrow + (size_t)A_LEN * nall, sizeof(double),
-                          st) ||
+    if (pk_buffer_reserve(&w->padded, (size_t)A_LEN * (ntrow + nall), sizeof(double), st) ||
         pk_accum_begin(&w->acc, nt, &field[0][0], (size_t)nall * 6, st) ||
         amoeba_batches_begin(&w->batches, nl, nt, S_COUNT, st))
         return st->code;
-    double (*trow)[T_LEN] = w->padded.data, (*arow)[A_LEN] = (double (*)[A_LEN])(trow + ntrow);
+    /* the types' parts of the rows first, then the atoms' rows */
+    double (*trow)[A_LEN] = w->padded.data, (*arow)[A_LEN] = trow + ntrow;
     for (int t = 0; t < ntrow; t++) {
         const double pd = m->pdamp[t];
-        trow[t][T_POL] = m->polarity[t];
-        trow[t][T_SPOL] = sqrt(m->polarity[t]);
-        trow[t][T_IPD3] = pd != 0.0 ? 1.0 / (pd * pd * pd) : INFINITY;
-        trow[t][T_THOLE] = m->thole[t];
+        trow[t][A_POL] = m->polarity[t];
+        trow[t][A_SPOL] = sqrt(m->polarity[t]);
+        trow[t][A_IPD3] = pd != 0.0 ? 1.0 / (pd * pd * pd) : INFINITY;
+        trow[t][A_THOLE] = m->thole[t];
     }
-    c.trow = (const double (*)[T_LEN])trow;
     c.arow = (const double (*)[A_LEN])arow;
     int remote = 0;
 #pragma omp parallel num_threads(nt) reduction(+ : remote)
@@ -452,6 +445,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
 #pragma omp for schedule(static)
         for (int k = 0; k < nall; k++) {
             const int o = owner ? owner[k] : -1;
+            memcpy(arow[k], trow[s->amtype[k]], A_GROUP * sizeof(double));
             arow[k][A_GROUP] = s->amgroup[k];
             arow[k][A_COL] = (double)sizeof(lane8) * (o >= 0 ? o : k);
         }
