@@ -57,7 +57,7 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     const int with_pc =
         terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
     rc = pk_amoeba_pairs_build(&state->pairs, nl, a->x, cut, with_pc, st);
-    if (!rc) rc = pk_amoeba_rotate(m, a, s, rpole, st);
+    if (!rc) rc = pk_amoeba_rotate(m, a, s, rpole, &state->work, st);
     if (!rc) comm->forward(comm->ctx, &rpole[0][0], 13);
     memset(torque, 0, nall * sizeof *torque);
     out->energy = 0.0;
@@ -91,7 +91,7 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     /* torques of both terms: onto the owners, then onto the frame atoms */
     pk_timer_start(&state->t_mpole);
     comm->reverse(comm->ctx, &torque[0][0], 3);
-    rc = pk_amoeba_torque_forces(m, a, s, (const double (*)[3])torque, &state->work, out, st);
+    rc = pk_amoeba_torque_forces(a, s, (const double (*)[3])torque, &state->work, out, st);
     pk_timer_stop(&state->t_mpole);
     return rc;
 }

@@ -178,17 +178,16 @@ static void relative(const double (*x)[3], int i, int j, double r[3])
     for (int d = 0; d < 3; d++) r[d] = x[j][d] - x[i][d];
 }
 
-/* Rotation matrix rows (local x, y, z axes in global coordinates) of atom i's frame. */
-static void frame_axes(pk_amoeba_frame_kind kind, const double (*x)[3], int i,
-                       const int fr[3], double rot[3][3])
+/* Atom i's frame: its axes t->e (local x, y, z in global coordinates) and what
+ * frame_backward needs. */
+static void frame_of(pk_amoeba_frame_kind kind, const double (*x)[3], int i, const int fr[3],
+                     frame_tape *t)
 {
     double rz[3], rx[3], ry[3];
     relative(x, i, fr[0], rz);
     relative(x, i, fr[1], rx);
     relative(x, i, fr[2], ry);
-    frame_tape t;
-    frame_forward(kind, rz, rx, ry, &t);
-    memcpy(rot, t.e, sizeof t.e);
+    frame_forward(kind, rz, rx, ry, t);
 }
 
 /* Chirality (Tinker chkpole.f): a z-then-x frame that names a y atom is mirrored when
@@ -206,9 +205,13 @@ static int chiral_flip(const double (*x)[3], int i, const int fr[3])
 }
 
 pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                         double (*rpole)[13], pk_status *st)
+                         double (*rpole)[13], pk_amoeba_work *w, pk_status *st)
 {
     const double (*x)[3] = a->x;
+    if (pk_buffer_reserve(&w->frames, (size_t)(a->nlocal > 0 ? a->nlocal : 1), sizeof(frame_tape),
+                          st))
+        return st->code;
+    frame_tape *tapes = w->frames.data;
     int bad = -1;
 #pragma omp parallel for schedule(static) reduction(max : bad)
     for (int i = 0; i < a->nlocal; i++) {
@@ -224,8 +227,8 @@ pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
             static const int ycomp[5] = {2, 5, 7, 9, 11};
             for (int k = 0; k < 5; k++) pole[ycomp[k]] = -pole[ycomp[k]];
         }
-        double e[3][3];
-        frame_axes(p->kind, x, i, s->frame[i], e);
+        frame_of(p->kind, x, i, s->frame[i], &tapes[i]);
+        const double (*e)[3] = (const double (*)[3])tapes[i].e;
         /* mu_g = sum_k mu_k e_k;  Q_g = sum_kl Q_kl e_k e_l^T */
         rpole[i][0] = pole[0];
         for (int d = 0; d < 3; d++)
@@ -244,8 +247,7 @@ pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     return PK_OK;
 }
 
-pk_code pk_amoeba_torque_forces(const pk_amoeba_model *m, const pk_atoms *a,
-                                const pk_amoeba_sites *s, const double (*torque)[3],
+pk_code pk_amoeba_torque_forces(const pk_atoms *a, const pk_amoeba_sites *s, const double (*torque)[3],
                                 pk_amoeba_work *w, pk_out *out, pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
@@ -259,17 +261,15 @@ pk_code pk_amoeba_torque_forces(const pk_amoeba_model *m, const pk_atoms *a,
         const int tid = pk_thread_id();
         double (*f)[3] = (double (*)[3])pk_accum_slice(&w->acc_f, tid);
         double *part = amoeba_partials_slice(w, tid);
+        const frame_tape *tapes = w->frames.data;
 #pragma omp for schedule(static)
         for (int i = 0; i < a->nlocal; i++) {
-            const pk_amoeba_mpole_param *p = &m->mpole[s->mpole[i]];
-            if (p->kind == PK_AMOEBA_NOFRAME) continue;
+            if (tapes[i].kind == PK_AMOEBA_NOFRAME) continue;
             const int *fr = s->frame[i];
             double r[3][3];
             for (int k = 0; k < 3; k++) relative(x, i, fr[k], r[k]);
-            frame_tape t;
-            frame_forward(p->kind, r[0], r[1], r[2], &t);
             double g[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-            frame_backward(&t, torque[i], g[0], g[1], g[2]);
+            frame_backward(&tapes[i], torque[i], g[0], g[1], g[2]);
             /* F_frame = -g, F_i = +sum g; virial sum_a (x_a - x_i) (x) F_a, symmetrized,
              * all of it on the site i (owned, one per iteration: no race) */
             for (int k = 0; k < 3; k++) {

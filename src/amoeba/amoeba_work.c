@@ -8,6 +8,7 @@ void pk_amoeba_work_free(pk_amoeba_work *w)
     pk_buffer_free(&w->xred);
     pk_buffer_free(&w->batches.mem);
     pk_buffer_free(&w->partial);
+    pk_buffer_free(&w->frames);
     pk_accum_free(&w->acc_f);
     pk_accum_free(&w->acc_t);
     pk_accum_free(&w->acc_e);
@@ -16,7 +17,8 @@ void pk_amoeba_work_free(pk_amoeba_work *w)
 
 double pk_amoeba_work_bytes(const pk_amoeba_work *w)
 {
-    return (double)(w->xred.bytes + w->batches.mem.bytes + w->partial.bytes + w->acc_f.copies.bytes +
+    return (double)(w->xred.bytes + w->batches.mem.bytes + w->partial.bytes + w->frames.bytes +
+                    w->acc_f.copies.bytes +
                     w->acc_t.copies.bytes + w->acc_e.copies.bytes + w->acc_v.copies.bytes);
 }
 

@@ -355,6 +355,8 @@ typedef struct {
     pk_buffer xred;              /* HAL per-step atom data: H-reduced sites, site forces */
     pk_amoeba_batches batches;   /* neighbours within a cutoff, per thread */
     pk_buffer partial;           /* per-thread energy and virial */
+    pk_buffer frames;            /* the owned atoms' frames of this step (pk_amoeba_rotate),
+                                    which pk_amoeba_torque_forces differentiates */
     pk_accum acc_f, acc_t, acc_e, acc_v; /* per-thread forces, torques, per-atom energies
                                             and virials */
 } pk_amoeba_work;
@@ -369,10 +371,11 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                       pk_status *st);
 
 /* Rotate the owned atoms' multipoles into the global frame (with the chirality check for
- * z-then-x frames that name a y atom). rpole must hold 13 doubles per owned + ghost atom;
- * ghost entries are left for the caller to fill by forward communication. */
+ * z-then-x frames that name a y atom), keeping the frames in w for
+ * pk_amoeba_torque_forces. rpole must hold 13 doubles per owned + ghost atom; ghost
+ * entries are left for the caller to fill by forward communication. */
 pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                         double (*rpole)[13], pk_status *st);
+                         double (*rpole)[13], pk_amoeba_work *w, pk_status *st);
 
 /* Permanent multipole energy up to set.mpole_cut (hard or smooth, set.elec), over the step's
  * pairs of nl (pk_amoeba_pairs_build with a cutoff >= mpole_cut). rpole:
@@ -386,9 +389,9 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
                         double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st);
 
 /* Turn the torques on owned atoms into forces on the atoms that define their frames, and
- * add the matching virial. */
-pk_code pk_amoeba_torque_forces(const pk_amoeba_model *m, const pk_atoms *a,
-                                const pk_amoeba_sites *s, const double (*torque)[3],
+ * add the matching virial; the frames are those pk_amoeba_rotate kept in w at the same
+ * positions. */
+pk_code pk_amoeba_torque_forces(const pk_atoms *a, const pk_amoeba_sites *s, const double (*torque)[3],
                                 pk_amoeba_work *w, pk_out *out, pk_status *st);
 
 /* ---- induced dipoles ------------------------------------------------------------------ */

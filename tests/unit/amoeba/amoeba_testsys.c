@@ -630,6 +630,7 @@ pk_code ts_polar(test_system *s, const pk_amoeba_model *m, double (*u)[6], doubl
     pk_amoeba_list list = {0};
     pk_amoeba_pairs pairs = {0};
     pk_amoeba_induce_work w = {0};
+    pk_amoeba_work frames = {0};
     pk_amoeba_sites sites = {.amtype = s->amtype, .amgroup = s->amgroup, .hred = s->hred,
                              .mpole = s->mpole, .frame = (const int (*)[3])s->frame,
                              .owner = s->pcg_comm ? NULL : s->owner};
@@ -637,7 +638,7 @@ pk_code ts_polar(test_system *s, const pk_amoeba_model *m, double (*u)[6], doubl
     double (*rpole)[13] = xcalloc((size_t)s->nall, sizeof *rpole);
     pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, st);
     if (!rc) rc = pk_amoeba_pairs_build(&pairs, &list, a.x, m->set.polar_cut, m->set.pcg_precond, st);
-    if (!rc) rc = pk_amoeba_rotate(m, &a, &sites, rpole, st);
+    if (!rc) rc = pk_amoeba_rotate(m, &a, &sites, rpole, &frames, st);
     comm_forward(s, &rpole[0][0], 13);
     if (!rc)
         rc = pk_amoeba_induce(m, &a, &sites, &list, &pairs, (const double (*)[13])rpole, &comm, u, &w,
@@ -648,5 +649,6 @@ pk_code ts_polar(test_system *s, const pk_amoeba_model *m, double (*u)[6], doubl
     pk_amoeba_list_free(&list);
     pk_amoeba_pairs_free(&pairs);
     pk_amoeba_induce_work_free(&w);
+    pk_amoeba_work_free(&frames);
     return rc;
 }

@@ -201,7 +201,9 @@ static void synthetic_frames(void)
         double (*rp)[13] = calloc(10, sizeof *rp);
         pk_atoms a = ts_atoms(&s);
         pk_amoeba_sites sites = {.amtype = s.amtype, .amgroup = s.amgroup, .hred = s.hred, .mpole = s.mpole, .frame = (const int (*)[3])s.frame};
-        pk_amoeba_rotate(&m, &a, &sites, rp, &st);
+        pk_amoeba_work frames = {0};
+        pk_amoeba_rotate(&m, &a, &sites, rp, &frames, &st);
+        pk_amoeba_work_free(&frames);
         /* site 5 (z-then-x + chirality) vs its mirror image (x -> -x): the global dipole of
          * the mirror is the mirror of the dipole, so dx flips and dy, dz stay */
         PK_CHECK_CLOSE(rp[9][1], -rp[4][1], 1e-12, 1e-3);
