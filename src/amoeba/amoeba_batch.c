@@ -56,42 +56,54 @@ static void pad_entries(int n, int *k, int *cls, double *rx, double *ry, double 
     }
 }
 
-/* Keep the entries jlist[jj..nn) of atom i within cut2 of it (positions x, xi) or marked
- * in pcf (NULL: none marked), appending them and their marks at pe[n], ppc[n]; returns the
- * new n and counts in *beyond the marked entries beyond cut2. Written always, kept by
- * advancing n: no branch to mispredict. */
-static int keep_entries(const int *jlist, int jj, int nn, const unsigned char *pcf,
-                        const double (*x)[3], const double xi[3], double cut2, int *pe,
-                        unsigned char *ppc, int n, int *beyond)
+/* What the filters below keep of one atom's entries, appended: the entries within cut2 of
+ * it or marked as the preconditioner's, with their marks (e[n], mk[n]), and, when h is not
+ * NULL, those within hcut2 (h[nh]); beyond counts the marked entries beyond cut2. */
+typedef struct {
+    int *e;
+    unsigned char *mk;
+    int *h;
+    int n, nh, beyond;
+} kept;
+
+/* Keep the entries jlist[jj..nn) of atom i (positions x, xi) with marks pcf (NULL: none
+ * marked). Written always, kept by advancing n: no branch to mispredict. */
+static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *pcf,
+                         const double (*x)[3], const double xi[3], double cut2, double hcut2,
+                         kept *o)
 {
     for (; jj < nn; jj++) {
         const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
         const double dx = x[k][0] - xi[0], dy = x[k][1] - xi[1], dz = x[k][2] - xi[2];
-        const int in_pc = pcf && pcf[jj], far = dx * dx + dy * dy + dz * dz > cut2;
-        pe[n] = jlist[jj];
-        ppc[n] = (unsigned char)in_pc;
-        *beyond += in_pc && far;
-        n += !far || in_pc;
+        const double r2 = dx * dx + dy * dy + dz * dz;
+        const int in_pc = pcf && pcf[jj], far = r2 > cut2;
+        o->e[o->n] = jlist[jj];
+        o->mk[o->n] = (unsigned char)in_pc;
+        o->beyond += in_pc && far;
+        o->n += !far || in_pc;
+        if (o->h) {
+            o->h[o->nh] = jlist[jj];
+            o->nh += r2 <= hcut2;
+        }
     }
-    return n;
 }
 
 #if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* keep_entries four entries at a time: the partners' positions transposed into SIMD
  * vectors, the kept entries and their marks moved to the front by the permutation of
  * keep4 and stored whole (the storage has room for three entries more than kept). Returns
- * where the scalar rest starts (*jj). */
-static int keep_entries4(const int *jlist, int *jj, int nn, const unsigned char *pcf,
-                         const double (*x)[3], const double xi[3], double cut2, int *pe,
-                         unsigned char *ppc, int n, int *beyond)
+ * where the scalar rest starts. */
+static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf,
+                         const double (*x)[3], const double xi[3], double cut2, double hcut2,
+                         kept *o)
 {
     const lane4 cx = lane4_bcast(xi[0]), cy = lane4_bcast(xi[1]), cz = lane4_bcast(xi[2]);
-    const lane4 c2 = lane4_bcast(cut2);
+    const lane4 c2 = lane4_bcast(cut2), h2 = lane4_bcast(hcut2);
     static const unsigned char unmarked[4] = {0, 0, 0, 0};
     /* bytes 0, 4, 8, 12 (each lane's low byte) to the front */
     const __m128i low_bytes = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
                                             -1, -1, -1, -1);
-    int j = *jj;
+    int j = 0;
     for (; j + 4 <= nn; j += 4) {
         const double *const xk[4] = {x[jlist[j] & PK_AMOEBA_NEIGHMASK],
                                      x[jlist[j + 1] & PK_AMOEBA_NEIGHMASK],
@@ -106,31 +118,39 @@ static int keep_entries4(const int *jlist, int *jj, int nn, const unsigned char 
         const unsigned char *marks = pcf ? pcf + j : unmarked;
         const unsigned pc = flags4_mask(marks);
         const unsigned keep = (~far & 15u) | pc;
-        keep4(jlist + j, keep, pe + n);
+        keep4(jlist + j, keep, o->e + o->n);
         /* the marks alike: widened to 32-bit lanes, permuted, narrowed back */
         int m4;
         memcpy(&m4, marks, sizeof m4);
         const __m128 m = _mm_castsi128_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(m4)));
         const __m128i front = _mm_castps_si128(_mm_permutevar_ps(m, keep4_order(keep)));
         m4 = _mm_cvtsi128_si32(_mm_shuffle_epi8(front, low_bytes));
-        memcpy(ppc + n, &m4, sizeof m4);
-        *beyond += __builtin_popcount(pc & far);
-        n += __builtin_popcount(keep);
+        memcpy(o->mk + o->n, &m4, sizeof m4);
+        o->beyond += __builtin_popcount(pc & far);
+        o->n += __builtin_popcount(keep);
+        if (o->h) {
+            const unsigned near = lane4_mask((lane4)(r2 <= h2));
+            keep4(jlist + j, near, o->h + o->nh);
+            o->nh += __builtin_popcount(near);
+        }
     }
-    *jj = j;
-    return n;
+    return j;
 }
 #endif
 
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
-                              double cut, int with_pc, pk_status *st)
+                              double cut, int with_pc, double hal_cut, pk_status *st)
 {
-    const int inum = nl->inum;
+    const int inum = nl->inum, with_hal = hal_cut > 0.0;
+    const size_t nrows = (size_t)(inum > 0 ? inum : 1);
     size_t total = 0;
-    if (pk_buffer_reserve(&p->first, (size_t)(inum > 0 ? inum : 1), sizeof(int), st) ||
-        pk_buffer_reserve(&p->count, (size_t)(inum > 0 ? inum : 1), sizeof(int), st))
+    if (pk_buffer_reserve(&p->first, nrows, sizeof(int), st) ||
+        pk_buffer_reserve(&p->count, nrows, sizeof(int), st) ||
+        (with_hal && (pk_buffer_reserve(&p->hal_first, nrows, sizeof(int), st) ||
+                      pk_buffer_reserve(&p->hal_count, nrows, sizeof(int), st))))
         return st->code;
     int *first = p->first.data, *count = p->count.data;
+    int *hfirst = p->hal_first.data, *hcount = p->hal_count.data;
     for (int ii = 0; ii < inum; ii++) {   /* room for every entry */
         first[ii] = (int)total;
         total += (size_t)nl->numneigh[nl->ilist[ii]];
@@ -140,33 +160,39 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
                        total, INT_MAX - 4);
     /* 3 more for keep_entries4's whole stores of four */
     if (pk_buffer_reserve(&p->entries, total + 3, sizeof(int), st) ||
-        pk_buffer_reserve(&p->pc, total + 3, 1, st))
+        pk_buffer_reserve(&p->pc, total + 3, 1, st) ||
+        (with_hal && pk_buffer_reserve(&p->hal_entries, total + 3, sizeof(int), st)))
         return st->code;
-    const double cut2 = cut * cut;
-    int *pe = p->entries.data;
-    unsigned char *ppc = p->pc.data;
+    const double cut2 = cut * cut, hcut2 = hal_cut * hal_cut;
     const int *base = nl->entries.data;
     int beyond = 0;
 #pragma omp parallel num_threads(pk_max_threads()) reduction(+ : beyond)
     {
-        int pos = -1;   /* where this thread's next atom's pairs go: its atoms are packed */
+        /* where this thread's next atom's pairs go: its atoms are packed */
+        kept o = {p->entries.data, p->pc.data, with_hal ? p->hal_entries.data : NULL, -1, -1, 0};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < inum; ii++) {
             const int i = nl->ilist[ii], nn = nl->numneigh[i];
             const int *jlist = nl->firstneigh[i];
             const unsigned char *pcf = with_pc ? nl->precond + (jlist - base) : NULL;
-            if (pos < 0) pos = first[ii];
-            int n = pos, jj = 0;
+            if (o.n < 0) o.n = o.nh = first[ii];
+            const int n0 = o.n, nh0 = o.nh;
+            int jj = 0;
 #if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            n = keep_entries4(jlist, &jj, nn, pcf, x, x[i], cut2, pe, ppc, n, &beyond);
+            jj = keep_entries4(jlist, nn, pcf, x, x[i], cut2, hcut2, &o);
 #endif
-            n = keep_entries(jlist, jj, nn, pcf, x, x[i], cut2, pe, ppc, n, &beyond);
-            first[ii] = pos;
-            count[ii] = n - pos;
-            pos = n;
+            keep_entries(jlist, jj, nn, pcf, x, x[i], cut2, hcut2, &o);
+            first[ii] = n0;
+            count[ii] = o.n - n0;
+            if (with_hal) {
+                hfirst[ii] = nh0;
+                hcount[ii] = o.nh - nh0;
+            }
         }
+        beyond += o.beyond;
     }
     p->cut2 = cut2;
+    p->hal_cut2 = with_hal ? hcut2 : 0.0;
     p->with_pc = with_pc;
     p->beyond = beyond;
     return PK_OK;
@@ -174,7 +200,8 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
 
 void pk_amoeba_pairs_free(pk_amoeba_pairs *p)
 {
-    pk_buffer *b[] = {&p->first, &p->count, &p->entries, &p->pc};
+    pk_buffer *b[] = {&p->first, &p->count, &p->entries, &p->pc, &p->hal_first, &p->hal_count,
+                      &p->hal_entries};
     for (size_t j = 0; j < sizeof b / sizeof *b; j++) pk_buffer_free(b[j]);
 }
 

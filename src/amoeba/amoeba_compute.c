@@ -32,10 +32,26 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     state->energy[0] = state->energy[1] = state->energy[2] = 0.0;
     state->steps++;
 
+    if (!terms.hal && !terms.mpole && !terms.polar) return PK_OK;
+
+    /* the pairs within the electrostatic cutoffs (and the preconditioner's), and HAL's
+     * candidates, found once */
+    const double cut = fmax(terms.mpole ? m->set.mpole_cut : 0.0,
+                            terms.polar ? m->set.polar_cut : 0.0);
+    const int with_pc =
+        terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
+    pk_timer_start(&state->t_hal);
+    const double hal_cut = terms.hal ? pk_amoeba_hal_reach(m, a, s) : 0.0;
+    pk_timer_stop(&state->t_hal);
+    pk_timer_start(&state->t_mpole);
+    rc = pk_amoeba_pairs_build(&state->pairs, nl, a->x, cut, with_pc, hal_cut, st);
+    pk_timer_stop(&state->t_mpole);
+    if (rc) return rc;
+
     if (terms.hal) {
         out->energy = 0.0;
         pk_timer_start(&state->t_hal);
-        rc = pk_amoeba_hal(m, a, s, nl, &state->work, out, st);
+        rc = pk_amoeba_hal(m, a, s, nl, &state->pairs, &state->work, out, st);
         pk_timer_stop(&state->t_hal);
         if (rc) return rc;
         state->energy[0] = out->energy;
@@ -50,14 +66,8 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     double (*torque)[3] = state->torque.data;
     double (*u)[6] = state->u.data;
 
-    /* the pairs within the electrostatic cutoffs (and the preconditioner's), found once */
     pk_timer_start(&state->t_mpole);
-    const double cut = fmax(terms.mpole ? m->set.mpole_cut : 0.0,
-                            terms.polar ? m->set.polar_cut : 0.0);
-    const int with_pc =
-        terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
-    rc = pk_amoeba_pairs_build(&state->pairs, nl, a->x, cut, with_pc, st);
-    if (!rc) rc = pk_amoeba_rotate(m, a, s, rpole, &state->work, st);
+    rc = pk_amoeba_rotate(m, a, s, rpole, &state->work, st);
     if (!rc) comm->forward(comm->ctx, &rpole[0][0], 13);
     memset(torque, 0, nall * sizeof *torque);
     out->energy = 0.0;

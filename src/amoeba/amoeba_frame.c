@@ -247,8 +247,9 @@ pk_code pk_amoeba_rotate(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     return PK_OK;
 }
 
-pk_code pk_amoeba_torque_forces(const pk_atoms *a, const pk_amoeba_sites *s, const double (*torque)[3],
-                                pk_amoeba_work *w, pk_out *out, pk_status *st)
+pk_code pk_amoeba_torque_forces(const pk_atoms *a, const pk_amoeba_sites *s,
+                                const double (*torque)[3], pk_amoeba_work *w, pk_out *out,
+                                pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
     const double (*x)[3] = a->x;

@@ -48,23 +48,23 @@ static inline void hal_rows(const hal_site *site, const int *e, lane4 c, lane4 *
     *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
 }
 
-/* Gather the neighbours k of atom i whose sites are within off2 of i's into b (r = site k -
- * site i) with their pair parameters: R_min (rrow: i's row of the table) and epsilon times
- * the special-class scale (eps). Padded to a multiple of 4 by entries at r = (1, 0, 0) with
- * eps = 0 on atom 0. A kept pair with eps != 0 (its energy depends on the sites) whose atom
- * has no known partner sets *missing to that atom (i before k). Returns the padded count;
- * b->cls is left unused (the special class's scale is in eps). */
-static int hal_gather(amoeba_batch *b, const pk_amoeba_list *nl, const hal_site *site,
+/* Gather the neighbours k of atom i among the entries jlist[0..nn) whose sites are within
+ * off2 of i's into b (r = site k - site i) with their pair parameters: R_min (rrow: i's row
+ * of the table) and epsilon times the special-class scale (eps). Padded to a multiple of 4
+ * by entries at r = (1, 0, 0) with eps = 0 on atom 0. A kept pair with eps != 0 (its
+ * energy depends on the sites) whose atom has no known partner sets *missing to that atom
+ * (i before k). Returns the padded count; b->cls is left unused (the special class's scale
+ * is in eps). */
+static int hal_gather(amoeba_batch *b, const int *jlist, int nn, const hal_site *site,
                       const hal_atom *ha, int i, double off2, const double *rrow,
                       const double *erow, const double *vscale, double *rv, double *eps,
                       int *missing)
 {
-    const int *jlist = nl->firstneigh[i], nn = nl->numneigh[i];
     const lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
     const lane4 r2max = {off2, off2, off2, off2};
     int *bk = b->k, n = 0, jj = 0;
-    /* the entries within off2, compacted four at a time (keep4); about half of the list,
-     * so the rest is done for those only */
+    /* the entries within off2, compacted four at a time (keep4); a fraction of the entries
+     * (about half of LAMMPS's list), so the rest is done for those only */
     for (; jj + 4 <= nn; jj += 4) {
         int e[4];
         memcpy(e, jlist + jj, sizeof e);
@@ -141,9 +141,33 @@ static lane4 hal_scatter(const int *k, const double *gx, const double *gy, const
     return sum;
 }
 
+/* An atom's H-reduction: its partner (-1 for none) and the fraction f of its position,
+ * site = f (x - x_p) + x_p. */
+static double hal_reduction(const pk_amoeba_model *m, const pk_amoeba_sites *s, int i, int *p)
+{
+    *p = s->hred[i];
+    return *p >= 0 && *p != i ? m->vdw_red[m->type_class[s->amtype[i]]] : 1.0;
+}
+
+double pk_amoeba_hal_reach(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s)
+{
+    const double (*x)[3] = a->x;
+    double shift2 = 0.0;   /* the largest |site - x|^2 = (1 - f)^2 |x - x_p|^2 */
+    for (int i = 0; i < a->nlocal + a->nghost; i++) {
+        int p;
+        const double g = 1.0 - hal_reduction(m, s, i, &p);
+        if (g == 0.0) continue;
+        double d2 = 0.0;
+        for (int d = 0; d < 3; d++) d2 += (x[i][d] - x[p][d]) * (x[i][d] - x[p][d]);
+        shift2 = fmax(shift2, g * g * d2);
+    }
+    /* and a little more, for the rounding of the distances on either side */
+    return (m->set.vdw_cut + 2.0 * sqrt(shift2)) * (1.0 + 1e-12);
+}
+
 pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                      const pk_amoeba_list *nl, pk_amoeba_work *w, pk_out *out,
-                      pk_status *st)
+                      const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs, pk_amoeba_work *w,
+                      pk_out *out, pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
     const double (*x)[3] = a->x;
@@ -159,9 +183,9 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
     lane4 *fsite = site + nall;
     hal_atom *ha = (hal_atom *)(site + (size_t)(1 + nt) * nall);
     for (int i = 0; i < nall; i++) {
-        const int p = s->hred[i], c = m->type_class[s->amtype[i]];
-        const double f = p >= 0 && p != i ? m->vdw_red[c] : 1.0;
-        ha[i].cls = c;
+        int p;
+        const double f = hal_reduction(m, s, i, &p);
+        ha[i].cls = m->type_class[s->amtype[i]];
         ha[i].partner = p;
         for (int d = 0; d < 3; d++)
             site[i][d] = f == 1.0 ? x[i][d] : f * (x[i][d] - x[p][d]) + x[p][d];
@@ -180,6 +204,10 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         amoeba_partials_begin(w, nt, st))
         return st->code;
 
+    const int candidates = pairs && pairs->hal_cut2 > 0.0;
+    const int *hal_entries = candidates ? pairs->hal_entries.data : NULL;
+    const int *hal_first = candidates ? pairs->hal_first.data : NULL;
+    const int *hal_count = candidates ? pairs->hal_count.data : NULL;
     int missing = -1;
 #pragma omp parallel num_threads(nt)
     {
@@ -203,7 +231,9 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii], ci = ha[i].cls;
-            const int np = hal_gather(&b, nl, site, ha, i, t.off2, m->radmin + ci * ncls,
+            const int *jlist = candidates ? hal_entries + hal_first[ii] : nl->firstneigh[i];
+            const int nn = candidates ? hal_count[ii] : nl->numneigh[i];
+            const int np = hal_gather(&b, jlist, nn, site, ha, i, t.off2, m->radmin + ci * ncls,
                                       m->epsmix + ci * ncls, m->vdw_scale, rv, eps, &my_missing);
             const double *r2s = b.r2, *rx = b.rx, *ry = b.ry, *rz = b.rz;
             double e_i = 0.0;

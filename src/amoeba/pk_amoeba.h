@@ -33,9 +33,11 @@
  *
  * One step, in order (pk_amoeba_compute() runs it all through the pk_amoeba_comm
  * callbacks and keeps per-term energies, PCG statistics and timers in pk_amoeba_state):
- *   pk_amoeba_hal                         HAL energy, forces, virial
+ *   pk_amoeba_hal_reach                   how far apart HAL's atoms can be
  *   pk_amoeba_pairs_build                 the list entries within the electrostatic cutoffs
- *   pk_amoeba_rotate; forward rpole       global-frame multipoles, chirality check
+ *                                         and HAL's candidates
+ *   pk_amoeba_hal                         HAL energy, forces, virial
+ *   pk_amoeba_rotate; forward rpole       global-frame multipoles (and frames), chirality
  *   pk_amoeba_mpole                       multipole energy, forces; torques (zeroed first)
  *   pk_amoeba_induce                      direct field, PCG; dipoles forward-communicated
  *   pk_amoeba_polar_energy, _polar_forces polarization energy, forces; torques added
@@ -315,19 +317,24 @@ typedef struct {
  * cutoff, found once per step for the multipole, direct-field and polarization kernels.
  * Per listed atom ii: entries first[ii] .. first[ii] + count[ii] - 1, in list order, each
  * the partner and special class as in the list (k | class << PK_AMOEBA_SBBITS) and whether
- * it is a preconditioner pair. */
+ * it is a preconditioner pair. Optionally (hal_cut2 > 0) HAL's candidates: the entries
+ * within hal_cut2, hal_first[ii] ... alike, from which HAL keeps those whose H-reduced
+ * sites are within its cutoff. */
 typedef struct {
     pk_buffer first, count;      /* ints per listed atom */
     pk_buffer entries, pc;       /* an int and a byte per entry */
+    pk_buffer hal_first, hal_count, hal_entries;
+    double hal_cut2;
     double cut2;                 /* entries are within cut2, except preconditioner pairs */
     int with_pc;                 /* the preconditioner pairs are in */
     int beyond;                  /* how many preconditioner pairs lie beyond cut2 */
 } pk_amoeba_pairs;
 
 /* The pairs of nl within cut at positions x, plus (with_pc) the list's preconditioner pairs
- * at any distance, marked. */
+ * at any distance, marked; and, for hal_cut > 0, HAL's candidates within hal_cut
+ * (pk_amoeba_hal_reach). */
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
-                              double cut, int with_pc, pk_status *st);
+                              double cut, int with_pc, double hal_cut, pk_status *st);
 void pk_amoeba_pairs_free(pk_amoeba_pairs *p);
 
 /* Re-encode a LAMMPS half list (newton on): 1-2/1-3/1-4 bits move to 3-bit classes and
@@ -364,11 +371,17 @@ typedef struct {
 void pk_amoeba_work_free(pk_amoeba_work *w);
 double pk_amoeba_work_bytes(const pk_amoeba_work *w);
 
+/* The atom distance within which HAL's pairs lie: set.vdw_cut plus twice the largest
+ * distance of an H-reduced site from its atom. */
+double pk_amoeba_hal_reach(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s);
+
 /* HAL van der Waals: adds energy, forces on owned and ghost atoms, global virial and
- * per-atom energy and virial to out. */
+ * per-atom energy and virial to out. The pairs are looked for among pairs' HAL candidates
+ * (pk_amoeba_pairs_build with hal_cut >= pk_amoeba_hal_reach) or, with pairs NULL, in the
+ * whole list nl. */
 pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                      const pk_amoeba_list *nl, pk_amoeba_work *w, pk_out *out,
-                      pk_status *st);
+                      const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs, pk_amoeba_work *w,
+                      pk_out *out, pk_status *st);
 
 /* Rotate the owned atoms' multipoles into the global frame (with the chirality check for
  * z-then-x frames that name a y atom), keeping the frames in w for
@@ -391,8 +404,9 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
 /* Turn the torques on owned atoms into forces on the atoms that define their frames, and
  * add the matching virial; the frames are those pk_amoeba_rotate kept in w at the same
  * positions. */
-pk_code pk_amoeba_torque_forces(const pk_atoms *a, const pk_amoeba_sites *s, const double (*torque)[3],
-                                pk_amoeba_work *w, pk_out *out, pk_status *st);
+pk_code pk_amoeba_torque_forces(const pk_atoms *a, const pk_amoeba_sites *s,
+                                const double (*torque)[3], pk_amoeba_work *w, pk_out *out,
+                                pk_status *st);
 
 /* ---- induced dipoles ------------------------------------------------------------------ */
 

@@ -80,7 +80,7 @@ static void eatom_and_scaling(const pk_amoeba_model *m)
     out.eatom = eatom;
     out.want_energy = 1;
     pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, &st);
-    if (!rc) rc = pk_amoeba_hal(m, &a, &sites, &list, &w, &out, &st);
+    if (!rc) rc = pk_amoeba_hal(m, &a, &sites, &list, NULL, &w, &out, &st);
     double sum = 0;
     for (int i = 0; i < s.n; i++) sum += eatom[i];
     PK_CHECK(rc == PK_OK, "hal with eatom: %s", st.msg);
