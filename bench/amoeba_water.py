@@ -132,7 +132,8 @@ for r in rows:
                  f"{r['pair_ms']:.2f} | {r.get('ratio', 1.0):.2f} | {split} | {pcg} |")
 lines += ["", "HAL, multipole, induce, polar: ms per force evaluation from each style's own "
           "timers (LAMMPS: its AMOEBA timing breakdown; amoeba/pk: its end-of-run report; "
-          "amoeba/pk counts rotation and torque-to-force work under multipole)."]
+          "amoeba/pk counts the step's pair search (HAL's candidates too), rotation and "
+          "torque-to-force work under multipole)."]
 text = "\n".join(lines) + "\n"
 print(text)
 if opt.out:

@@ -498,12 +498,14 @@ typedef struct {
     pk_amoeba_work work;
     pk_amoeba_induce_work induce;
     pk_buffer rpole, torque, u;        /* 13, 3 and 6 doubles per atom */
-    pk_amoeba_pairs pairs;             /* the electrostatic kernels' pairs of this step */
+    pk_amoeba_pairs pairs;             /* the pairs of this step (electrostatic, HAL's
+                                          candidates) */
     double energy[3];
     pk_amoeba_induce_info last;
     long steps, pcg_iterations, unconverged;
     int pcg_max;
-    pk_timer t_hal, t_mpole, t_induce, t_polar;
+    pk_timer t_hal, t_mpole, t_induce, t_polar;   /* t_mpole includes the pairs' search,
+                                                     the rotation and the torques' forces */
 } pk_amoeba_state;
 
 /* One step in the order of the design note, communicating through comm (forward rpole,
