@@ -63,50 +63,45 @@ static int hal_gather(amoeba_batch *b, const int *jlist, int nn, const hal_site 
     const lane4 c = {site[i][0], site[i][1], site[i][2], 0.0};
     const lane4 r2max = {off2, off2, off2, off2};
     int *bk = b->k, n = 0, jj = 0;
-    /* the entries within off2, compacted four at a time (keep4); a fraction of the entries
-     * (about half of LAMMPS's list), so the rest is done for those only */
+    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
+    /* the entries within off2 and their r, compacted four at a time (keep4) */
     for (; jj + 4 <= nn; jj += 4) {
         int e[4];
         memcpy(e, jlist + jj, sizeof e);
         lane4 x, y, z;
         hal_rows(site, e, c, &x, &y, &z);
-        n += keep4(e, lane4_mask((lane4)(x * x + y * y + z * z <= r2max)), bk + n);
+        const lane4 r2 = x * x + y * y + z * z;
+        const unsigned keep = lane4_mask((lane4)(r2 <= r2max));
+        keep4_lane4(x, keep, rx + n);
+        keep4_lane4(y, keep, ry + n);
+        keep4_lane4(z, keep, rz + n);
+        keep4_lane4(r2, keep, rr + n);
+        n += keep4(e, keep, bk + n);
     }
-    for (; jj < nn; jj++) {
+    for (; jj < nn; jj++) {   /* written always, kept by advancing n */
         const lane4 d = site[jlist[jj] & PK_AMOEBA_NEIGHMASK] - c;
-        const double dx = d[0], dy = d[1], dz = d[2];
         bk[n] = jlist[jj];
-        n += dx * dx + dy * dy + dz * dz <= off2;
+        rx[n] = d[0], ry[n] = d[1], rz[n] = d[2];
+        rr[n] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        n += rr[n] <= off2;
     }
     b->n = n;
     const int npad = amoeba_padded(n);
-    for (int q = n; q < npad; q++) bk[q] = 0;
-    double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
     const int pi = ha[i].partner;
     int unknown = pi;   /* negative if a partner is unknown */
-    for (int q = 0; q < npad; q += 4) {
-        int e[4];
-        memcpy(e, bk + q, sizeof e);
-        lane4 x, y, z;
-        hal_rows(site, e, c, &x, &y, &z);
-        const lane4 r2 = x * x + y * y + z * z;
-        lane4_store(rx + q, x);
-        lane4_store(ry + q, y);
-        lane4_store(rz + q, z);
-        lane4_store(rr + q, r2);
-        for (int l = 0; l < 4; l++) {
-            const int k = e[l] & PK_AMOEBA_NEIGHMASK;
-            const hal_atom t = ha[k];
-            bk[q + l] = k;
-            rv[q + l] = rrow[t.cls];
-            eps[q + l] = erow[t.cls] * vscale[pk_amoeba_special(e[l])];
-            unknown |= t.partner;
-        }
+    for (int q = 0; q < n; q++) {   /* the pair parameters */
+        const int e = bk[q], k = e & PK_AMOEBA_NEIGHMASK;
+        const hal_atom t = ha[k];
+        bk[q] = k;
+        rv[q] = rrow[t.cls];
+        eps[q] = erow[t.cls] * vscale[pk_amoeba_special(e)];
+        unknown |= t.partner;
     }
     if (unknown < 0)   /* rare: which pair needs an unknown partner? */
         for (int q = 0; q < n; q++)
             if ((pi | ha[bk[q]].partner) < 0 && eps[q] != 0.0) *missing = pi < 0 ? i : bk[q];
     for (int q = n; q < npad; q++) {
+        bk[q] = 0;
         rx[q] = rr[q] = rv[q] = 1.0;
         ry[q] = rz[q] = eps[q] = 0.0;
     }

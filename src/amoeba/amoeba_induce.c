@@ -338,23 +338,12 @@ static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int np
 #if defined __AVX2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
 {
-    /* by the 4-bit mask of a group's marked pairs: the 32-bit halves that bring their
-     * lanes to the front (_mm256_permutevar8x32_epi32) */
-#define PK_LANES(a, b, c, d) {2 * a, 2 * a + 1, 2 * b, 2 * b + 1, 2 * c, 2 * c + 1, 2 * d, 2 * d + 1}
-    static const int perm[16][8] = {
-        PK_LANES(0, 0, 0, 0), PK_LANES(0, 0, 0, 0), PK_LANES(1, 0, 0, 0), PK_LANES(0, 1, 0, 0),
-        PK_LANES(2, 0, 0, 0), PK_LANES(0, 2, 0, 0), PK_LANES(1, 2, 0, 0), PK_LANES(0, 1, 2, 0),
-        PK_LANES(3, 0, 0, 0), PK_LANES(0, 3, 0, 0), PK_LANES(1, 3, 0, 0), PK_LANES(0, 1, 3, 0),
-        PK_LANES(2, 3, 0, 0), PK_LANES(0, 2, 3, 0), PK_LANES(1, 2, 3, 0), PK_LANES(0, 1, 2, 3)};
-#undef PK_LANES
     int np = 0;
-    for (int g = 0; g < npad; g += 4) {
+    for (int g = 0; g < npad; g += 4) {   /* by the 4-bit mask of a group's marked pairs */
         const unsigned mask = flags4_mask(pc + g);
-        const __m256i idx = _mm256_loadu_si256((const __m256i *)perm[mask]);
         for (int s = S_PX; s <= S_PCOL; s++) {
             double *v = sc + s * cap;
-            const __m256i x = _mm256_castpd_si256(_mm256_loadu_pd(v + g));
-            _mm256_storeu_pd(v + np, _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(x, idx)));
+            keep4_lane4(lane4_load(v + g), mask, v + np);
         }
         np += __builtin_popcount(mask);
     }

@@ -135,6 +135,31 @@ static inline int keep4(const int *e, unsigned keep, int *out)
 #endif
 }
 
+/* keep4 for doubles: v[l] for the lanes l set in keep at out[0], out[1], ... in order; out
+ * must have room for four (one whole store with AVX2). */
+static inline void keep4_lane4(lane4 v, unsigned keep, double *out)
+{
+#if defined __AVX2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* the 32-bit halves of the kept lanes to the front (_mm256_permutevar8x32_epi32) */
+#define PK_LANES(a, b, c, d) {2 * a, 2 * a + 1, 2 * b, 2 * b + 1, 2 * c, 2 * c + 1, 2 * d, 2 * d + 1}
+    static const int perm[16][8] = {
+        PK_LANES(0, 0, 0, 0), PK_LANES(0, 0, 0, 0), PK_LANES(1, 0, 0, 0), PK_LANES(0, 1, 0, 0),
+        PK_LANES(2, 0, 0, 0), PK_LANES(0, 2, 0, 0), PK_LANES(1, 2, 0, 0), PK_LANES(0, 1, 2, 0),
+        PK_LANES(3, 0, 0, 0), PK_LANES(0, 3, 0, 0), PK_LANES(1, 3, 0, 0), PK_LANES(0, 1, 3, 0),
+        PK_LANES(2, 3, 0, 0), PK_LANES(0, 2, 3, 0), PK_LANES(1, 2, 3, 0), PK_LANES(0, 1, 2, 3)};
+#undef PK_LANES
+    const __m256i idx = _mm256_loadu_si256((const __m256i *)perm[keep]);
+    const __m256i x = _mm256_permutevar8x32_epi32(_mm256_castpd_si256((__m256d)v), idx);
+    _mm256_storeu_pd(out, _mm256_castsi256_pd(x));
+#else
+    int n = 0;
+    for (int l = 0; l < 4; l++) {   /* written always, kept by advancing n */
+        out[n] = v[l];
+        n += keep >> l & 1;
+    }
+#endif
+}
+
 /* Six values of four pairs, v[c] = {value c of pair 0, 1, 2, 3}, transposed into each
  * pair's rows: head[l] = its values 0..3, tail[l] = its values 4 and 5. */
 static inline void lanes_to_rows6(const lane4 v[6], lane4 head[4], lane2 tail[4])
