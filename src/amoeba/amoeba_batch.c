@@ -3,8 +3,9 @@
  * per-pair results in a scalar loop afterwards. The electrostatic kernels take their
  * neighbours from the step's pairs (pk_amoeba_pairs: the list entries within the cutoffs,
  * found once per step, so that each kernel skips the list's skin without testing it);
- * HAL gathers its own from the list (amoeba_hal.c: its distances are between H-reduced
- * sites). */
+ * HAL gathers its own from the step's candidates (amoeba_hal.c: its distances are between
+ * H-reduced sites). The positions are kept as rows of four doubles, so that four partners'
+ * separations are four vector loads and a transpose (entries_rows4). */
 #include <limits.h>
 #include <string.h>
 
@@ -66,16 +67,14 @@ typedef struct {
     int n, nh, beyond;
 } kept;
 
-/* Keep the entries jlist[jj..nn) of atom i (positions x, xi) with marks pcf (NULL: none
+/* Keep the entries jlist[jj..nn) of atom i (positions x4, xi) with marks pcf (NULL: none
  * marked). Written always, kept by advancing n: no branch to mispredict. */
 static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *pcf,
-                         const double (*x)[3], const double xi[3], double cut2, double hcut2,
-                         kept *o)
+                         const lane4 *x4, lane4 xi, double cut2, double hcut2, kept *o)
 {
     for (; jj < nn; jj++) {
-        const int k = jlist[jj] & PK_AMOEBA_NEIGHMASK;
-        const double dx = x[k][0] - xi[0], dy = x[k][1] - xi[1], dz = x[k][2] - xi[2];
-        const double r2 = dx * dx + dy * dy + dz * dz;
+        const lane4 d = x4[jlist[jj] & PK_AMOEBA_NEIGHMASK] - xi;
+        const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
         const int in_pc = pcf && pcf[jj], far = r2 > cut2;
         o->e[o->n] = jlist[jj];
         o->mk[o->n] = (unsigned char)in_pc;
@@ -89,15 +88,12 @@ static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *
 }
 
 #if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* keep_entries four entries at a time: the partners' positions transposed into SIMD
- * vectors, the kept entries and their marks moved to the front by the permutation of
- * keep4 and stored whole (the storage has room for three entries more than kept). Returns
- * where the scalar rest starts. */
-static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf,
-                         const double (*x)[3], const double xi[3], double cut2, double hcut2,
-                         kept *o)
+/* keep_entries four entries at a time (entries_rows4), the kept entries and their marks
+ * moved to the front by the permutation of keep4 and stored whole (the storage has room for
+ * three entries more than kept). Returns where the scalar rest starts. */
+static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, const lane4 *x4,
+                         lane4 xi, double cut2, double hcut2, kept *o)
 {
-    const lane4 cx = lane4_bcast(xi[0]), cy = lane4_bcast(xi[1]), cz = lane4_bcast(xi[2]);
     const lane4 c2 = lane4_bcast(cut2), h2 = lane4_bcast(hcut2);
     static const unsigned char unmarked[4] = {0, 0, 0, 0};
     /* bytes 0, 4, 8, 12 (each lane's low byte) to the front */
@@ -105,14 +101,8 @@ static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf,
                                             -1, -1, -1, -1);
     int j = 0;
     for (; j + 4 <= nn; j += 4) {
-        const double *const xk[4] = {x[jlist[j] & PK_AMOEBA_NEIGHMASK],
-                                     x[jlist[j + 1] & PK_AMOEBA_NEIGHMASK],
-                                     x[jlist[j + 2] & PK_AMOEBA_NEIGHMASK],
-                                     x[jlist[j + 3] & PK_AMOEBA_NEIGHMASK]};
-        lane4 px, py;
-        rows_to_lanes(xk, 0, &px, &py);
-        const lane4 dx = px - cx, dy = py - cy;
-        const lane4 dz = (lane4){xk[0][2], xk[1][2], xk[2][2], xk[3][2]} - cz;
+        lane4 dx, dy, dz;
+        entries_rows4(x4, jlist + j, xi, &dx, &dy, &dz);
         const lane4 r2 = dx * dx + dy * dy + dz * dz;
         const unsigned far = lane4_mask((lane4)(r2 > c2));
         const unsigned char *marks = pcf ? pcf + j : unmarked;
@@ -138,13 +128,14 @@ static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf,
 }
 #endif
 
-pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
+pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const pk_atoms *a,
                               double cut, int with_pc, double hal_cut, pk_status *st)
 {
-    const int inum = nl->inum, with_hal = hal_cut > 0.0;
+    const int inum = nl->inum, with_hal = hal_cut > 0.0, nall = a->nlocal + a->nghost;
     const size_t nrows = (size_t)(inum > 0 ? inum : 1);
     size_t total = 0;
-    if (pk_buffer_reserve(&p->first, nrows, sizeof(int), st) ||
+    if (pk_buffer_reserve(&p->x4, (size_t)(nall > 0 ? nall : 1), sizeof(lane4), st) ||
+        pk_buffer_reserve(&p->first, nrows, sizeof(int), st) ||
         pk_buffer_reserve(&p->count, nrows, sizeof(int), st) ||
         (with_hal && (pk_buffer_reserve(&p->hal_first, nrows, sizeof(int), st) ||
                       pk_buffer_reserve(&p->hal_count, nrows, sizeof(int), st))))
@@ -165,9 +156,12 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
         return st->code;
     const double cut2 = cut * cut, hcut2 = hal_cut * hal_cut;
     const int *base = nl->entries.data;
+    lane4 *x4 = p->x4.data;
     int beyond = 0;
 #pragma omp parallel num_threads(pk_max_threads()) reduction(+ : beyond)
     {
+#pragma omp for schedule(static)
+        for (int k = 0; k < nall; k++) x4[k] = (lane4){a->x[k][0], a->x[k][1], a->x[k][2], 0.0};
         /* where this thread's next atom's pairs go: its atoms are packed */
         kept o = {p->entries.data, p->pc.data, with_hal ? p->hal_entries.data : NULL, -1, -1, 0};
 #pragma omp for schedule(static)
@@ -179,9 +173,9 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
             const int n0 = o.n, nh0 = o.nh;
             int jj = 0;
 #if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            jj = keep_entries4(jlist, nn, pcf, x, x[i], cut2, hcut2, &o);
+            jj = keep_entries4(jlist, nn, pcf, x4, x4[i], cut2, hcut2, &o);
 #endif
-            keep_entries(jlist, jj, nn, pcf, x, x[i], cut2, hcut2, &o);
+            keep_entries(jlist, jj, nn, pcf, x4, x4[i], cut2, hcut2, &o);
             first[ii] = n0;
             count[ii] = o.n - n0;
             if (with_hal) {
@@ -201,28 +195,38 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
 void pk_amoeba_pairs_free(pk_amoeba_pairs *p)
 {
     pk_buffer *b[] = {&p->first, &p->count, &p->entries, &p->pc, &p->hal_first, &p->hal_count,
-                      &p->hal_entries};
+                      &p->hal_entries, &p->x4};
     for (size_t j = 0; j < sizeof b / sizeof *b; j++) pk_buffer_free(b[j]);
 }
 
-void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, const double (*x)[3], int i,
-                        int ii, double off2, int with_pc)
+void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, int i, int ii, double off2,
+                        int with_pc)
 {
     const int f = ((const int *)p->first.data)[ii], c = ((const int *)p->count.data)[ii];
     const int *pe = (const int *)p->entries.data + f;
-    const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+    const lane4 *x4 = p->x4.data, xi = x4[i];
     int *bk = b->k, *bcls = b->cls;
     double *rx = b->rx, *ry = b->ry, *rz = b->rz, *rr = b->r2;
+    int j = 0;
+    for (; j + 4 <= c; j += 4) {   /* four at a time: the partners' rows transposed */
+        lane4 dx, dy, dz;
+        entries_rows4(x4, pe + j, xi, &dx, &dy, &dz);
+        lane4_store(rx + j, dx);
+        lane4_store(ry + j, dy);
+        lane4_store(rz + j, dz);
+        lane4_store(rr + j, dx * dx + dy * dy + dz * dz);
+    }
+    for (; j < c; j++) {
+        const lane4 d = x4[pe[j] & PK_AMOEBA_NEIGHMASK] - xi;
+        rx[j] = d[0];
+        ry[j] = d[1];
+        rz[j] = d[2];
+        rr[j] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    }
 #pragma omp simd
-    for (int j = 0; j < c; j++) {
-        const int e = pe[j], k = e & PK_AMOEBA_NEIGHMASK;
-        const double dx = x[k][0] - xi, dy = x[k][1] - yi, dz = x[k][2] - zi;
-        bk[j] = k;
-        bcls[j] = pk_amoeba_special(e);
-        rx[j] = dx;
-        ry[j] = dy;
-        rz[j] = dz;
-        rr[j] = dx * dx + dy * dy + dz * dz;
+    for (j = 0; j < c; j++) {
+        bk[j] = pe[j] & PK_AMOEBA_NEIGHMASK;
+        bcls[j] = pk_amoeba_special(pe[j]);
     }
     if (with_pc && p->with_pc) memcpy(b->pc, (const unsigned char *)p->pc.data + f, (size_t)c);
     else memset(b->pc, 0, (size_t)c);

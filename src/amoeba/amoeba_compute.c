@@ -44,7 +44,7 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     const double hal_cut = terms.hal ? pk_amoeba_hal_reach(m, a, s) : 0.0;
     pk_timer_stop(&state->t_hal);
     pk_timer_start(&state->t_mpole);
-    rc = pk_amoeba_pairs_build(&state->pairs, nl, a->x, cut, with_pc, hal_cut, st);
+    rc = pk_amoeba_pairs_build(&state->pairs, nl, a, cut, with_pc, hal_cut, st);
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
 

@@ -29,25 +29,6 @@ typedef struct {
 /* per-pair scratch arrays: R_min, scaled epsilon, energy, force on site j */
 enum { HAL_SCRATCH = 6 };
 
-/* The vectors from centre c to the sites of entries e[0..3] (k | class bits), transposed
- * into x, y, z. */
-static inline void hal_rows(const hal_site *site, const int *e, lane4 c, lane4 *x,
-                            lane4 *y, lane4 *z)
-{
-    const lane4 d0 = site[e[0] & PK_AMOEBA_NEIGHMASK] - c;
-    const lane4 d1 = site[e[1] & PK_AMOEBA_NEIGHMASK] - c;
-    const lane4 d2 = site[e[2] & PK_AMOEBA_NEIGHMASK] - c;
-    const lane4 d3 = site[e[3] & PK_AMOEBA_NEIGHMASK] - c;
-    /* {x0 x1 z0 z1} {y0 y1 .} {x2 x3 z2 z3} {y2 y3 .} */
-    const lane4 t0 = __builtin_shufflevector(d0, d1, 0, 4, 2, 6);
-    const lane4 t1 = __builtin_shufflevector(d0, d1, 1, 5, 3, 7);
-    const lane4 t2 = __builtin_shufflevector(d2, d3, 0, 4, 2, 6);
-    const lane4 t3 = __builtin_shufflevector(d2, d3, 1, 5, 3, 7);
-    *x = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
-    *y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
-    *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-}
-
 /* Gather the neighbours k of atom i among the entries jlist[0..nn) whose sites are within
  * off2 of i's into b (r = site k - site i) with their pair parameters: R_min (rrow: i's row
  * of the table) and epsilon times the special-class scale (eps). Padded to a multiple of 4
@@ -69,7 +50,7 @@ static int hal_gather(amoeba_batch *b, const int *jlist, int nn, const hal_site 
         int e[4];
         memcpy(e, jlist + jj, sizeof e);
         lane4 x, y, z;
-        hal_rows(site, e, c, &x, &y, &z);
+        entries_rows4(site, e, c, &x, &y, &z);
         const lane4 r2 = x * x + y * y + z * z;
         const unsigned keep = lane4_mask((lane4)(r2 <= r2max));
         keep4_lane4(x, keep, rx + n);

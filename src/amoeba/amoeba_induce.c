@@ -111,7 +111,6 @@ typedef struct {
     const pk_amoeba_model *m;
     const pk_amoeba_sites *s;
     const pk_amoeba_pairs *pairs;
-    const double (*x)[3];
     const double (*rpole)[13];
     const double (*arow)[A_LEN];   /* the atoms' rows */
     double off2;                   /* polar_cut^2 */
@@ -399,7 +398,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
     const int nlocal = a->nlocal, nall = nlocal + a->nghost;
     const int nt = pk_max_threads();
     const int ntrow = m->ntypes + 1;   /* types 1..ntypes */
-    field_ctx c = {m, s, pairs, a->x, rpole, NULL, m->set.polar_cut * m->set.polar_cut,
+    field_ctx c = {m, s, pairs, rpole, NULL, m->set.polar_cut * m->set.polar_cut,
                    (double)sizeof(lane8) * nlocal, {0}, 0,
                    m->polarization == PK_AMOEBA_POLAR_MUTUAL};
     c.use_pc = c.mutual && m->set.pcg_precond;
@@ -444,7 +443,7 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
             const int i = nl->ilist[ii];
             if (off < 0) off = poff = sl[ii].room;
             /* the pairs within polar_cut, and the preconditioner's when it is used */
-            amoeba_batch_pairs(&b, c.pairs, c.x, i, ii, c.off2, c.use_pc);
+            amoeba_batch_pairs(&b, c.pairs, i, ii, c.off2, c.use_pc);
             const int npad = amoeba_padded(b.n);
             remote += pair_inputs(&c, i, &b, npad, col + off);
             pair_fields(&c, i, &b, npad, fl[i], fl, c.mutual ? ten + 4 * (size_t)off : NULL);

@@ -104,10 +104,10 @@ pk_code amoeba_batches_begin(pk_amoeba_batches *b, const pk_amoeba_list *nl, int
                              int nscratch, pk_status *st);
 /* Thread tid's batch (empty). */
 amoeba_batch amoeba_batch_slice(const pk_amoeba_batches *b, int tid);
-/* Fill the batch with the step's pairs of listed atom ii (atom i, positions x) at
- * r^2 <= off2 and, with_pc, the preconditioner's (b->pc marks them). */
-void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, const double (*x)[3], int i,
-                        int ii, double off2, int with_pc);
+/* Fill the batch with the step's pairs of listed atom ii (atom i) at r^2 <= off2 and,
+ * with_pc, the preconditioner's (b->pc marks them). */
+void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, int i, int ii, double off2,
+                        int with_pc);
 
 /* Per-atom virial of a pair (LAMMPS order): half to each atom (va may be NULL). */
 static inline void amoeba_vatom_pair(double (*va)[6], int i, int k, const double v[6])

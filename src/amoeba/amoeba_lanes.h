@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pk_amoeba.h"
+
 #ifdef __AVX__
 #include <immintrin.h>
 #endif
@@ -133,6 +135,25 @@ static inline int keep4(const int *e, unsigned keep, int *out)
     }
     return n;
 #endif
+}
+
+/* The vectors from c to rows[k] for the list entries e[0..3] (k | class bits; rows: a
+ * {x y z .} per atom), transposed into x = {x0 x1 x2 x3}, y and z. */
+static inline void entries_rows4(const lane4 *rows, const int *e, lane4 c, lane4 *x, lane4 *y,
+                                 lane4 *z)
+{
+    const lane4 d0 = rows[e[0] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d1 = rows[e[1] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d2 = rows[e[2] & PK_AMOEBA_NEIGHMASK] - c;
+    const lane4 d3 = rows[e[3] & PK_AMOEBA_NEIGHMASK] - c;
+    /* {x0 x1 z0 z1} {y0 y1 .} {x2 x3 z2 z3} {y2 y3 .} */
+    const lane4 t0 = __builtin_shufflevector(d0, d1, 0, 4, 2, 6);
+    const lane4 t1 = __builtin_shufflevector(d0, d1, 1, 5, 3, 7);
+    const lane4 t2 = __builtin_shufflevector(d2, d3, 0, 4, 2, 6);
+    const lane4 t3 = __builtin_shufflevector(d2, d3, 1, 5, 3, 7);
+    *x = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    *y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
 }
 
 /* keep4 for doubles: v[l] for the lanes l set in keep at out[0], out[1], ... in order; out

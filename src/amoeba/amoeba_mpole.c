@@ -281,7 +281,6 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
                         double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
-    const double (*x)[3] = a->x;
     const int nt = pk_max_threads();
     const double felec = PK_AMOEBA_ELECTRIC / m->dielectric;
     const double cut = m->set.mpole_cut;
@@ -315,7 +314,7 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
             ctx.si = mpole_site_of(rpole[i]);
-            amoeba_batch_pairs(&b, pairs, x, i, ii, cut * cut, 0);
+            amoeba_batch_pairs(&b, pairs, i, ii, cut * cut, 0);
             if (sw.on) mpole_batch(&ctx, &b, 1);
             else mpole_batch(&ctx, &b, 0);
             const mpole_sums sum = mpole_apply(&b, i, f, tq, eatom, vatom);

@@ -342,7 +342,6 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                                pk_status *st)
 {
     const int nall = a->nlocal + a->nghost;
-    const double (*x)[3] = a->x;
     const int nt = pk_max_threads();
     const double off2 = m->set.polar_cut * m->set.polar_cut;
     amoeba_switch sw;
@@ -385,7 +384,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
             pc.ud = vec3_of(u[i][0], u[i][1], u[i][2]);
             pc.up = vec3_of(u[i][3], u[i][4], u[i][5]);
             pc.pdi = m->pdamp[ti], pc.thi = m->thole[ti], pc.gi = s->amgroup[i];
-            amoeba_batch_pairs(&b, pairs, x, i, ii, off2, 0);
+            amoeba_batch_pairs(&b, pairs, i, ii, off2, 0);
             const int npad = amoeba_padded(b.n);
             polar_inputs(&pc, &b, npad);
             polar_pairs(&pc, &b, npad);

@@ -324,16 +324,17 @@ typedef struct {
     pk_buffer first, count;      /* ints per listed atom */
     pk_buffer entries, pc;       /* an int and a byte per entry */
     pk_buffer hal_first, hal_count, hal_entries;
+    pk_buffer x4;                /* the positions as {x y z 0} per owned and ghost atom */
     double hal_cut2;
     double cut2;                 /* entries are within cut2, except preconditioner pairs */
     int with_pc;                 /* the preconditioner pairs are in */
     int beyond;                  /* how many preconditioner pairs lie beyond cut2 */
 } pk_amoeba_pairs;
 
-/* The pairs of nl within cut at positions x, plus (with_pc) the list's preconditioner pairs
- * at any distance, marked; and, for hal_cut > 0, HAL's candidates within hal_cut
- * (pk_amoeba_hal_reach). */
-pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const double (*x)[3],
+/* The pairs of nl within cut at the positions a->x, plus (with_pc) the list's
+ * preconditioner pairs at any distance, marked; and, for hal_cut > 0, HAL's candidates
+ * within hal_cut (pk_amoeba_hal_reach). */
+pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const pk_atoms *a,
                               double cut, int with_pc, double hal_cut, pk_status *st);
 void pk_amoeba_pairs_free(pk_amoeba_pairs *p);
 
