@@ -18,8 +18,8 @@ void pk_amoeba_work_free(pk_amoeba_work *w)
 double pk_amoeba_work_bytes(const pk_amoeba_work *w)
 {
     return (double)(w->xred.bytes + w->batches.mem.bytes + w->partial.bytes + w->frames.bytes +
-                    w->acc_f.copies.bytes +
-                    w->acc_t.copies.bytes + w->acc_e.copies.bytes + w->acc_v.copies.bytes);
+                    w->acc_f.copies.bytes + w->acc_t.copies.bytes + w->acc_e.copies.bytes +
+                    w->acc_v.copies.bytes);
 }
 
 enum { PARTIAL_STRIDE = 8 };   /* energy, 6 virial, padding */

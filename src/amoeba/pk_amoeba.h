@@ -325,7 +325,7 @@ typedef struct {
     pk_buffer entries, pc;       /* an int and a byte per entry */
     pk_buffer hal_first, hal_count, hal_entries;
     pk_buffer x4;                /* the positions as {x y z 0} per owned and ghost atom */
-    double hal_cut2;
+    double hal_cut2;             /* 0: no HAL candidates */
     double cut2;                 /* entries are within cut2, except preconditioner pairs */
     int with_pc;                 /* the preconditioner pairs are in */
     int beyond;                  /* how many preconditioner pairs lie beyond cut2 */
