@@ -72,8 +72,10 @@ static inline lane4 lane4_odd(lane4 a, lane4 b)
  * and the same of c + 1 (*b): two-wide loads joined and interleaved, instead of gathers. */
 static inline void rows_to_lanes(const double *const r[4], int c, lane4 *a, lane4 *b)
 {
-    const lane4 lo = __builtin_shufflevector(lane2_load(r[0] + c), lane2_load(r[2] + c), 0, 1, 2, 3);
-    const lane4 hi = __builtin_shufflevector(lane2_load(r[1] + c), lane2_load(r[3] + c), 0, 1, 2, 3);
+    const lane2 r0 = lane2_load(r[0] + c), r1 = lane2_load(r[1] + c);
+    const lane2 r2 = lane2_load(r[2] + c), r3 = lane2_load(r[3] + c);
+    const lane4 lo = __builtin_shufflevector(r0, r2, 0, 1, 2, 3);
+    const lane4 hi = __builtin_shufflevector(r1, r3, 0, 1, 2, 3);
     *a = lane4_even(lo, hi);
     *b = lane4_odd(lo, hi);
 }
@@ -162,7 +164,8 @@ static inline void keep4_lane4(lane4 v, unsigned keep, double *out)
 {
 #if defined __AVX2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* the 32-bit halves of the kept lanes to the front (_mm256_permutevar8x32_epi32) */
-#define PK_LANES(a, b, c, d) {2 * a, 2 * a + 1, 2 * b, 2 * b + 1, 2 * c, 2 * c + 1, 2 * d, 2 * d + 1}
+#define PK_LANES(a, b, c, d) \
+    {2 * a, 2 * a + 1, 2 * b, 2 * b + 1, 2 * c, 2 * c + 1, 2 * d, 2 * d + 1}
     static const int perm[16][8] = {
         PK_LANES(0, 0, 0, 0), PK_LANES(0, 0, 0, 0), PK_LANES(1, 0, 0, 0), PK_LANES(0, 1, 0, 0),
         PK_LANES(2, 0, 0, 0), PK_LANES(0, 2, 0, 0), PK_LANES(1, 2, 0, 0), PK_LANES(0, 1, 2, 0),

@@ -154,9 +154,9 @@ typedef struct {
  * (r - R)/R^2) (qq: the scaled charge product times the Coulomb constant), then all of it
  * times S(r) = 1 - 10 x^3 + 15 x^4 - 6 x^5, x = (r - start) / width clamped at 0
  * (amoeba_switch_x); the force on k picks up the shift's and the switch's radial terms, the
- * torque on k (and so that on i) scales with S. Always inlined into the SIMD loop, which must not take the addresses
- * of its own locals (GCC then keeps them in memory per lane and does not vectorize): all
- * arrays live in here. */
+ * torque on k (and so that on i) scales with S. Always inlined into the SIMD loop, which
+ * must not take the addresses of its own locals (GCC then keeps them in memory per lane
+ * and does not vectorize): all arrays live in here. */
 static inline __attribute__((always_inline)) void
 mpole_simd_pair(const mpole_ctx *c, const double *rpole, const amoeba_batch *b, int s,
                 int smooth)
