@@ -9,6 +9,8 @@
 #include "pair.h"
 #include "utils.h"
 
+#include <cstring>
+
 using namespace LAMMPS_NS;
 
 static_assert(sizeof(tagint) == sizeof(pk_tag), "PairKit is built for LAMMPS_SMALLBIG tag IDs");
@@ -97,6 +99,60 @@ void check(LAMMPS *lmp, const char *style, const pk_status &st, bool collective)
     lmp->error->all(FLERR, msg);
   else
     lmp->error->one(FLERR, msg);
+}
+
+int parse_backend_keyword(LAMMPS *lmp, const char *style, int narg, char **arg, int iarg,
+                          BackendArgs &b)
+{
+  const char *key = arg[iarg];
+  if (strcmp(key, "backend") != 0 && strcmp(key, "precision") != 0 && strcmp(key, "device") != 0)
+    return 0;
+  if (iarg + 1 >= narg) lmp->error->all(FLERR, "Illegal {} command: {} needs a value", style, key);
+  pk_status st;
+  pk_status_clear(&st);
+  if (strcmp(key, "backend") == 0) {
+    pk_backend_parse(arg[iarg + 1], &b.req.kind, &st);
+    b.kind_set = true;
+  } else if (strcmp(key, "precision") == 0) {
+    pk_precision_parse(arg[iarg + 1], &b.req.precision, &st);
+    b.precision_set = true;
+  } else {
+    b.req.device = utils::inumeric(FLERR, arg[iarg + 1], false, lmp);
+    if (b.req.device < 0)
+      lmp->error->all(FLERR, "Illegal {} command: device must be >= 0 (got {})", style,
+                      b.req.device);
+  }
+  check(lmp, style, st, true);
+  return 2;
+}
+
+pk_backend_request backend_request(LAMMPS *lmp, const char *style, const BackendArgs &b)
+{
+  pk_backend_request req = b.req;
+  pk_status st;
+  pk_status_clear(&st);
+  pk_backend_request_env(&req, b.kind_set, b.precision_set, &st);
+  check(lmp, style, st, true);
+#ifdef MPI_STUBS
+  req.local_rank = 0;
+  req.local_size = 1;
+#else
+  // ranks that share this node (and so its GPUs)
+  MPI_Comm node;
+  MPI_Comm_split_type(lmp->world, MPI_COMM_TYPE_SHARED, lmp->comm->me, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &req.local_rank);
+  MPI_Comm_size(node, &req.local_size);
+  MPI_Comm_free(&node);
+#endif
+  return req;
+}
+
+std::string backend_text(const pk_backend_info &info, const char *note)
+{
+  std::string text = std::string(pk_backend_name(info.kind)) + " backend, " +
+      pk_precision_name(info.precision) + " precision, " + info.device;
+  if (note && note[0]) text += std::string(" (") + note + ")";
+  return text;
 }
 
 }    // namespace PairKit

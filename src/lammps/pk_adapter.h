@@ -3,9 +3,12 @@
 #ifndef PK_ADAPTER_H
 #define PK_ADAPTER_H
 
+#include "pk_backend.h"
 #include "pk_log.h"
 #include "pk_status.h"
 #include "pk_views.h"
+
+#include <string>
 
 namespace LAMMPS_NS {
 class LAMMPS;
@@ -32,6 +35,24 @@ pk_logger logger(LAMMPS_NS::LAMMPS *lmp);
 // error->all (collective=true, for problems every rank sees) or error->one with
 // "<style>: <message>"; returns normally only when st is OK.
 void check(LAMMPS_NS::LAMMPS *lmp, const char *style, const pk_status &st, bool collective);
+
+// The keywords every /pk pair style takes: backend auto|cpu|cuda|sve, precision
+// double|mixed, device N (a GPU index; default: round-robin by node-local rank).
+struct BackendArgs {
+  pk_backend_request req;
+  bool kind_set = false, precision_set = false;
+  BackendArgs() { pk_backend_request_default(&req); }
+};
+// When arg[iarg] is one of those keywords, read it and its value into b and return 2;
+// otherwise return 0. A missing or bad value is a LAMMPS error naming the style.
+int parse_backend_keyword(LAMMPS_NS::LAMMPS *lmp, const char *style, int narg, char **arg,
+                          int iarg, BackendArgs &b);
+// The request to choose with: b plus PAIRKIT_BACKEND / PAIRKIT_PRECISION where the input
+// left a keyword out, and this rank's place among the ranks of its node.
+pk_backend_request backend_request(LAMMPS_NS::LAMMPS *lmp, const char *style,
+                                   const BackendArgs &b);
+// "cuda backend, mixed precision, <device>" (+ why auto passed a faster backend over).
+std::string backend_text(const pk_backend_info &info, const char *note);
 
 }    // namespace PairKit
 #endif

@@ -1,0 +1,73 @@
+/* Support for the backend-agreement tests (DESIGN.md §8): one test body per style runs the
+ * backend named on its command line against the style's cpu backend, on the same inputs.
+ * CMake's pk_add_agreement_test registers the body once per built backend kind, so a new
+ * backend of a style needs no new test code.
+ *
+ *   test_<style>_agree <backend> [double|mixed]
+ *
+ * A backend that is built but cannot run here (no GPU) makes the test print why and exit
+ * with PK_AGREE_SKIP, which ctest reports as skipped. */
+#ifndef PK_AGREE_H
+#define PK_AGREE_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pk_backend.h"
+#include "pk_test.h"
+
+enum { PK_AGREE_SKIP = 77 };
+
+/* Parse argv into req (kind, precision). Returns -1 to go on, or an exit code: the usage
+ * error, or PK_AGREE_SKIP when the backend cannot run on this machine. */
+static inline int pk_agree_start(int argc, char **argv, const char *style,
+                                 const pk_backend_ops *const by_kind[PK_BACKEND_COUNT],
+                                 pk_backend_request *req)
+{
+    pk_status st;
+    pk_status_clear(&st);
+    pk_backend_request_default(req);
+    if (argc < 2 || pk_backend_parse(argv[1], &req->kind, &st) || req->kind == PK_BACKEND_AUTO ||
+        (argc > 2 && pk_precision_parse(argv[2], &req->precision, &st))) {
+        fprintf(stderr, "usage: %s cpu|cuda|sve [double|mixed] %s\n", argv[0], st.msg);
+        return 2;
+    }
+    pk_backend_kind chosen;
+    if (pk_backend_choose(style, by_kind, req, &chosen, NULL, 0, &st)) {
+        printf("SKIP: %s\n", st.msg);
+        return PK_AGREE_SKIP;
+    }
+    printf("%s: %s backend, %s precision against the cpu backend\n", style, argv[1],
+           pk_precision_name(req->precision == PK_PRECISION_DEFAULT ? PK_PRECISION_DOUBLE
+                                                                   : (pk_precision)req->precision));
+    return -1;
+}
+
+/* Every got[k] within rtol * max(|want[k]|, floor) of want[k]; one check, reporting the
+ * worst element. */
+static inline void pk_agree_close(const char *what, const double *got, const double *want,
+                                  size_t n, double rtol, double floor)
+{
+    double worst = 0.0;
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        const double scale = fabs(want[k]) > floor ? fabs(want[k]) : floor;
+        const double dev = fabs(got[k] - want[k]) / scale;
+        if (!(dev <= worst)) { worst = dev; at = k; }   /* NaN counts as worst */
+    }
+    PK_CHECK(worst <= rtol, "%s: element %zu of %zu: got %.17g want %.17g (rel %.3g > %.3g)",
+             what, at, n, n ? got[at] : 0.0, n ? want[at] : 0.0, worst, rtol);
+    printf("  %-28s max rel. deviation %.3g (tolerance %.3g)\n", what, worst, rtol);
+}
+
+/* Two runs of the same input: bitwise equal. */
+static inline void pk_agree_bitwise(const char *what, const double *a, const double *b, size_t n)
+{
+    size_t differ = 0;
+    for (size_t k = 0; k < n; k++) differ += memcmp(&a[k], &b[k], sizeof(double)) != 0;
+    PK_CHECK(differ == 0, "%s: %zu of %zu values differ between two runs of the same input",
+             what, differ, n);
+}
+
+#endif
