@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "pk_hd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -14,8 +16,8 @@ typedef int pk_tag;
 /* Low bits of a neighbour index; the top two bits carry the special-bond class. */
 #define PK_NEIGHMASK 0x1FFFFFFF
 #define PK_SBBITS 30
-static inline int pk_neigh_index(int j) { return j & PK_NEIGHMASK; }
-static inline int pk_neigh_special(int j) { return (j >> PK_SBBITS) & 3; }
+PK_HD int pk_neigh_index(int j) { return j & PK_NEIGHMASK; }
+PK_HD int pk_neigh_special(int j) { return (j >> PK_SBBITS) & 3; }
 
 typedef struct {
     int nlocal;              /* owned atoms: indices [0, nlocal) */

@@ -13,14 +13,19 @@
  *           potential (kept for drop-in compatibility).
  *
  * Use: pk_mdpd_create -> pk_mdpd_settings -> pk_mdpd_coeff (per type pair) -> pk_mdpd_init
- * -> each step pk_mdpd_density (then complete rho on ghosts: reverse sum when newton is on,
- * then forward copy) -> pk_mdpd_forces -> pk_mdpd_destroy. Neighbour lists are LAMMPS half
- * lists; `newton` says whether pairs with ghosts are stored once (1) or on both ranks (0). */
+ * -> pk_mdpd_set_backend (optional; cpu otherwise) -> each step pk_mdpd_compute ->
+ * pk_mdpd_destroy. The cpu backend (the reference) is pk_mdpd_density, then the density
+ * completed on ghosts through the caller's communication, then pk_mdpd_forces, over a LAMMPS
+ * half list; `newton` says whether pairs with ghosts are stored once (1) or on both ranks (0).
+ * The cuda backend takes a full list (pk_mdpd_full_list) and sums each atom's density and
+ * force over its own neighbours in list order, so it needs no reverse communication and its
+ * sums do not depend on the thread schedule. */
 #ifndef PK_MDPD_H
 #define PK_MDPD_H
 
 #include <stdint.h>
 
+#include "pk_backend.h"
 #include "pk_status.h"
 #include "pk_views.h"
 
@@ -78,8 +83,41 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
                        const double *rho, const pk_mdpd_step *step, pk_out *out,
                        pk_status *st);
 
-/* Bytes held in reusable workspaces. */
+/* Bytes held in reusable workspaces, the backend's included. */
 double pk_mdpd_memory_usage(const pk_mdpd *m);
+
+/* ---- one step through the backend seam -------------------------------------------------- */
+
+/* The caller's ghost communication of the density (LAMMPS comm->reverse_comm and
+ * forward_comm on the pair style): reverse adds ghosts' partial sums into their owners,
+ * forward copies owners' values out to their ghosts. Both act on the `rho` of the args. */
+typedef struct {
+    void (*reverse_rho)(void *ctx);
+    void (*forward_rho)(void *ctx);
+    void *ctx;
+} pk_mdpd_comm;
+
+typedef struct {
+    const pk_atoms *atoms;
+    const pk_neigh *list;      /* half list (cpu) or full list (pk_mdpd_full_list) */
+    int newton;
+    int list_changed;          /* the list (and with it the atom order) was rebuilt since the
+                                  last step: backends that keep a copy refresh it */
+    double *rho;               /* owned + ghost; complete on both after the step */
+    const pk_mdpd_step *step;
+    pk_mdpd_comm comm;
+} pk_mdpd_args;
+
+/* Every backend of mdpd/pk by kind, NULL where not built. */
+extern const pk_backend_ops *const pk_mdpd_backends[PK_BACKEND_COUNT];
+/* Choose and set up the backend for req; call after pk_mdpd_init (a backend may copy the
+ * coefficients), and again after the coefficients change. */
+pk_code pk_mdpd_set_backend(pk_mdpd *m, const pk_backend_request *req, pk_status *st);
+const pk_backend_slot *pk_mdpd_backend(const pk_mdpd *m);
+/* 1 when the chosen backend takes a full neighbour list, 0 for a half list. */
+int pk_mdpd_full_list(const pk_mdpd *m);
+/* Density, ghost communication and forces for one step on the chosen backend. */
+pk_code pk_mdpd_compute(pk_mdpd *m, const pk_mdpd_args *a, pk_out *out, pk_status *st);
 
 #ifdef __cplusplus
 }

@@ -3,23 +3,6 @@
 #include <math.h>
 
 #include "mdpd_internal.h"
-#include "pk_math.h"
-
-/* Warren (PRE 68, 066702, eq. 9): w(r) = 15/(2 pi h^3) (1 - r/h)^2, normalised in 3D. */
-static inline double warren_weight(double r, double inv_h)
-{
-    const double c = 15.0 / (2.0 * PK_PI);
-    const double u = 1.0 - r * inv_h;
-    return c * inv_h * inv_h * inv_h * u * u;
-}
-
-/* Lucy kernel of LAMMPS mdpd/rhosum: w(r) = 105/(16 pi h^3) (1 + 3r/h)(1 - r/h)^3. */
-static inline double lucy_weight(double r, double inv_h)
-{
-    const double c = 105.0 / (16.0 * PK_PI);
-    const double u = 1.0 - r * inv_h;
-    return c * inv_h * inv_h * inv_h * (1.0 + 3.0 * r * inv_h) * u * u * u;
-}
 
 /* Slots for the pair cache: one per listed neighbour, laid out in list order. */
 static pk_code reserve_pair_cache(pk_mdpd *m, const pk_neigh *list, pk_status *st)
@@ -90,11 +73,11 @@ pk_code pk_mdpd_density(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list,
                 if (r >= p->h) continue;
                 double wi, wj;   /* what j adds to rho_i, and i to rho_j */
                 if (lucy) {
-                    const double w = lucy_weight(r, p->inv_h);
+                    const double w = pk_mdpd_lucy(r, p->inv_h);
                     wi = (rmass ? rmass[j] : tmass[type[j]]) * w;
                     wj = mi * w;
                 } else {
-                    wi = wj = warren_weight(r, p->inv_h);
+                    wi = wj = pk_mdpd_warren(r, p->inv_h);
                 }
                 rho_i += wi;
                 if (newton || j < nlocal) acc[j] += wj;

@@ -5,8 +5,6 @@
 #include "mdpd_internal.h"
 #include "mdpd_random.h"
 
-/* Pairs closer than this are skipped, as in LAMMPS mdpd (r can be 0 in mDPD systems). */
-#define PK_MDPD_RMIN 1.0e-10
 /* Pair noise is drawn for this many cached pairs at a time, in a vectorised loop. */
 enum { NOISE_BATCH = 64 };
 
@@ -111,12 +109,11 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
                     const double factor = (sb && special) ? special[sb] : 1.0;
                     const double dot =
                         dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
-                    const double wc = 1.0 - r * p->inv_rc;
-                    const double wd = r < p->rd ? 1.0 - r * p->inv_rd : 0.0;
                     const double rho_sum = rho_i + rho[j];
-                    double fpair = p->A * wc + p->B * rho_sum * wd - p->gamma * wc * wc * dot * rinv;
-                    if (noisy) fpair += p->sigma * wc * dtinvsqrt * xi_batch[q];
-                    fpair *= factor * rinv;
+                    const double xi_pair = noisy ? xi_batch[q] : 0.0;
+                    const pk_mdpd_force pf = pk_mdpd_pair_force(p, r, rinv, dot, rho_sum, noisy,
+                                                                dtinvsqrt, xi_pair, factor);
+                    const double fpair = pf.fpair;
 
                     fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
                     if (newton || j < nlocal) {
@@ -125,8 +122,8 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
                         f[3 * j + 2] -= dz * fpair;
                     }
                     if (tally_any) {
-                        const double e = factor * (0.5 * p->A * p->rc * wc * wc +
-                                                   energy_b * p->B * p->rd * rho_sum * wd * wd);
+                        const double e = pk_mdpd_pair_energy(p, pf.wc, pf.wd, rho_sum, energy_b,
+                                                             factor);
                         tally(&t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
                     }
                 }

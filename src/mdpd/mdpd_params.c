@@ -17,6 +17,7 @@ pk_mdpd *pk_mdpd_create(int ntypes)
 void pk_mdpd_destroy(pk_mdpd *m)
 {
     if (!m) return;
+    pk_backend_release(&m->backend);
     pk_accum_free(&m->rho_acc);
     pk_accum_free(&m->f_acc);
     pk_accum_free(&m->eatom_acc);
@@ -125,5 +126,6 @@ double pk_mdpd_memory_usage(const pk_mdpd *m)
 {
     return (double)(m->rho_acc.copies.bytes + m->f_acc.copies.bytes + m->eatom_acc.copies.bytes +
                     m->vatom_acc.copies.bytes + m->ev.bytes + m->pair_start.bytes +
-                    m->pair_count.bytes + m->pair_j.bytes + m->pair_r.bytes);
+                    m->pair_count.bytes + m->pair_j.bytes + m->pair_r.bytes) +
+           pk_backend_memory(&m->backend);
 }

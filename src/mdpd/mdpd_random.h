@@ -8,7 +8,8 @@
  *
  * Box-Muller turns the two 32-bit words into one normal deviate. u1 >= 2^-32 bounds |xi|
  * by sqrt(64 ln 2) = 6.66, a tail of probability 3e-11 per draw. Everything here is
- * branch-free straight-line arithmetic so that the batch loop vectorises. */
+ * branch-free straight-line arithmetic so that the batch loop vectorises, and PK_HD, so
+ * that the CUDA kernels draw the same numbers bit for bit. */
 #ifndef PK_MDPD_RANDOM_H
 #define PK_MDPD_RANDOM_H
 
@@ -16,11 +17,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "pk_hd.h"
 #include "pk_math.h"
 #include "pk_views.h"
 
 /* Bijective 32-bit mixer (the MurmurHash3 finaliser); fmix32(0) = 0. */
-static inline uint32_t pk_fmix32(uint32_t h)
+PK_HD uint32_t pk_fmix32(uint32_t h)
 {
     h ^= h >> 16;
     h *= 0x85ebca6bu;
@@ -32,16 +34,16 @@ static inline uint32_t pk_fmix32(uint32_t h)
 
 /* Philox-2x32 has a 32-bit key: step XOR a hash of the seed, so within a run every step has
  * its own key, and two seeds share a key only for steps ~2^31 apart on average. */
-static inline uint32_t pk_mdpd_noise_key(uint32_t seed, uint64_t timestep)
+PK_HD uint32_t pk_mdpd_noise_key(uint32_t seed, uint64_t timestep)
 {
     return pk_fmix32(seed) ^ (uint32_t)timestep ^ pk_fmix32((uint32_t)(timestep >> 32));
 }
 
 /* Philox-2x32-10: ten rounds of (L, R) -> (hi(M L) ^ k ^ R, lo(M L)), k += W between rounds. */
-static inline void pk_philox2x32_10(uint32_t *c0, uint32_t *c1, uint32_t key)
+PK_HD void pk_philox2x32_10(uint32_t *c0, uint32_t *c1, uint32_t key)
 {
     uint32_t l = *c0, r = *c1;
-#pragma GCC unroll 10
+    PK_UNROLL(10)
     for (int round = 0; round < 10; round++) {
         const uint64_t p = (uint64_t)0xD256D193u * l;
         const uint32_t hi = (uint32_t)(p >> 32), lo = (uint32_t)p;
@@ -56,7 +58,7 @@ static inline void pk_philox2x32_10(uint32_t *c0, uint32_t *c1, uint32_t key)
 /* Exact conversion of an integer below 2^52 to double through the bits of 2^52 + n: plain
  * 64-bit integer and FP arithmetic, which vectorises where int-to-double conversions of
  * unsigned or 64-bit lanes do not (AVX2). */
-static inline double pk_small_uint_to_double(uint64_t n)
+PK_HD double pk_small_uint_to_double(uint64_t n)
 {
     const uint64_t bits = UINT64_C(0x4330000000000000) | n;
     double d;
@@ -66,7 +68,7 @@ static inline double pk_small_uint_to_double(uint64_t n)
 
 /* ln(x) for normal x > 0: x = 2^e m with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s) with
  * s = (m-1)/(m+1), |s| <= 0.172, summed to s^23 (truncation < 1e-18 relative). */
-static inline double pk_log_normal(double x)
+PK_HD double pk_log_normal(double x)
 {
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
@@ -79,7 +81,7 @@ static inline double pk_log_normal(double x)
     e += big ? 1.0 : 0.0;
     const double s = (m - 1.0) / (m + 1.0), s2 = s * s;
     double poly = 1.0 / 23;
-#pragma GCC unroll 11
+    PK_UNROLL(11)
     for (int k = 21; k >= 1; k -= 2) poly = 1.0 / k + s2 * poly;
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     return e * ln2_hi + (e * ln2_lo + 2.0 * s * poly);
@@ -87,7 +89,7 @@ static inline double pk_log_normal(double x)
 
 /* cos(2 pi u) for u in [0, 1): fold to x = 2 pi t with t in [0, 1/8] and Taylor series to
  * x^16 (truncation < 2e-16 there). */
-static inline double pk_cos_two_pi(double u)
+PK_HD double pk_cos_two_pi(double u)
 {
     double t = fabs(u - 0.5);                 /* cos(2 pi u) = -cos(2 pi t), t in [0, 1/2] */
     const int far = t > 0.25;                 /* cos(2 pi t) = -cos(2 pi (1/2 - t)) */
@@ -105,7 +107,7 @@ static inline double pk_cos_two_pi(double u)
     return sign * (use_sin ? s : c);
 }
 
-static inline double pk_mdpd_gaussian_keyed(uint32_t key, pk_tag tag_i, pk_tag tag_j)
+PK_HD double pk_mdpd_gaussian_keyed(uint32_t key, pk_tag tag_i, pk_tag tag_j)
 {
     const uint32_t a = (uint32_t)tag_i, b = (uint32_t)tag_j;
     uint32_t c0 = a < b ? a : b, c1 = a < b ? b : a;
@@ -116,7 +118,7 @@ static inline double pk_mdpd_gaussian_keyed(uint32_t key, pk_tag tag_i, pk_tag t
 }
 
 /* The unit Gaussian shared by the pair {tag_i, tag_j} at this step. */
-static inline double pk_mdpd_pair_gaussian(uint32_t seed, uint64_t timestep, pk_tag tag_i,
+PK_HD double pk_mdpd_pair_gaussian(uint32_t seed, uint64_t timestep, pk_tag tag_i,
                                            pk_tag tag_j)
 {
     return pk_mdpd_gaussian_keyed(pk_mdpd_noise_key(seed, timestep), tag_i, tag_j);

@@ -1,5 +1,6 @@
 #include "mdpd_system.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,10 +103,66 @@ void mdpd_system_neighbors(mdpd_system *s, double cut, int newton)
     free(start);
 }
 
+void mdpd_system_full_list(mdpd_system *s, double cut)
+{
+    free(s->full_numneigh); free(s->full_firstneigh); free(s->full_pairs);
+    s->full_numneigh = calloc((size_t)s->nlocal, sizeof(int));
+    s->full_firstneigh = malloc(sizeof(int *) * (size_t)s->nlocal);
+    size_t cap = 128 * (size_t)s->nlocal + 1, used = 0;
+    s->full_pairs = malloc(sizeof(int) * cap);
+    size_t *start = malloc(sizeof(size_t) * (size_t)s->nlocal);
+    const double cutsq = cut * cut;
+    for (int i = 0; i < s->nlocal; i++) {
+        start[i] = used;
+        for (int j = 0; j < s->nall; j++) {
+            if (j == i) continue;
+            double dx = s->x[i][0] - s->x[j][0], dy = s->x[i][1] - s->x[j][1],
+                   dz = s->x[i][2] - s->x[j][2];
+            if (dx * dx + dy * dy + dz * dz >= cutsq) continue;
+            if (used == cap) { cap *= 2; s->full_pairs = realloc(s->full_pairs, sizeof(int) * cap); }
+            s->full_pairs[used++] = j;
+            s->full_numneigh[i]++;
+        }
+    }
+    for (int i = 0; i < s->nlocal; i++) s->full_firstneigh[i] = s->full_pairs + start[i];
+    free(start);
+}
+
+pk_neigh mdpd_system_full_view(const mdpd_system *s)
+{
+    pk_neigh l = {s->nlocal, s->ilist, s->full_numneigh, s->full_firstneigh};
+    return l;
+}
+
+static void mark_list(const mdpd_system *s, int *const *first, const int *num, int every, int cls)
+{
+    for (int i = 0; i < s->nlocal; i++)
+        for (int k = 0; k < num[i]; k++) {
+            const int j = first[i][k] & PK_NEIGHMASK;
+            if ((s->tag[i] + s->tag[j]) % every == 0) first[i][k] = j | (cls << PK_SBBITS);
+        }
+}
+
+void mdpd_system_mark_special(mdpd_system *s, int every, int cls)
+{
+    mark_list(s, s->firstneigh, s->numneigh, every, cls);
+    if (s->full_pairs) mark_list(s, s->full_firstneigh, s->full_numneigh, every, cls);
+}
+
+void mdpd_system_fold(const mdpd_system *s, double *per_atom, int width)
+{
+    for (int g = s->nlocal; g < s->nall; g++)
+        for (int d = 0; d < width; d++) {
+            per_atom[(size_t)s->owner[g] * width + d] += per_atom[(size_t)g * width + d];
+            per_atom[(size_t)g * width + d] = 0.0;
+        }
+}
+
 void mdpd_system_free(mdpd_system *s)
 {
     free(s->x); free(s->v); free(s->type); free(s->tag); free(s->owner);
     free(s->numneigh); free(s->ilist); free(s->firstneigh); free(s->pairs);
+    free(s->full_numneigh); free(s->full_firstneigh); free(s->full_pairs);
     memset(s, 0, sizeof *s);
 }
 
@@ -136,4 +193,70 @@ void mdpd_system_fold_forces(const mdpd_system *s, double (*f)[3])
             f[s->owner[g]][d] += f[g][d];
             f[g][d] = 0.0;
         }
+}
+
+void mdpd_result_alloc(mdpd_result *r, const mdpd_system *s)
+{
+    memset(r, 0, sizeof *r);
+    r->f = calloc((size_t)s->nall, sizeof *r->f);
+    r->rho = calloc((size_t)s->nall, sizeof *r->rho);
+    r->eatom = calloc((size_t)s->nall, sizeof *r->eatom);
+    r->vatom = calloc((size_t)s->nall, sizeof *r->vatom);
+}
+
+void mdpd_result_free(mdpd_result *r)
+{
+    free(r->f); free(r->rho); free(r->eatom); free(r->vatom);
+    memset(r, 0, sizeof *r);
+}
+
+void mdpd_system_jiggle(mdpd_system *s, double amount, unsigned seed)
+{
+    double (*d)[3] = malloc(sizeof *d * (size_t)s->nlocal);
+    for (int i = 0; i < s->nlocal; i++)
+        for (int k = 0; k < 3; k++) d[i][k] = amount * (2.0 * urand(&seed) - 1.0);
+    for (int i = 0; i < s->nall; i++)
+        for (int k = 0; k < 3; k++) s->x[i][k] += d[s->owner[i]][k];
+    free(d);
+}
+
+/* The system's stand-in for LAMMPS's communication of the density. */
+typedef struct {
+    const mdpd_system *s;
+    double *rho;
+} density_comm;
+
+static void reverse_rho(void *ctx)
+{
+    const density_comm *c = ctx;
+    for (int g = c->s->nlocal; g < c->s->nall; g++) c->rho[c->s->owner[g]] += c->rho[g];
+}
+
+static void forward_rho(void *ctx)
+{
+    const density_comm *c = ctx;
+    for (int g = c->s->nlocal; g < c->s->nall; g++) c->rho[g] = c->rho[c->s->owner[g]];
+}
+
+void mdpd_system_step(pk_mdpd *m, mdpd_system *s, const pk_mdpd_step *step, int list_changed,
+                      int want_ev, mdpd_result *r)
+{
+    const pk_atoms a = mdpd_system_atoms(s);
+    const pk_neigh l = pk_mdpd_full_list(m) ? mdpd_system_full_view(s) : mdpd_system_list(s);
+    density_comm c = {s, r->rho};
+    const pk_mdpd_args args = {&a, &l, 1, list_changed, r->rho, step,
+                               {reverse_rho, forward_rho, &c}};
+    pk_out out = {r->f, 0.0, {0}, want_ev, want_ev, want_ev ? r->eatom : NULL,
+                  want_ev ? r->vatom : NULL};
+    pk_status st;
+    pk_status_clear(&st);
+    if (pk_mdpd_compute(m, &args, &out, &st)) {
+        fprintf(stderr, "pk_mdpd_compute: %s\n", st.msg);
+        exit(2);
+    }
+    mdpd_system_fold(s, &r->f[0][0], 3);
+    mdpd_system_fold(s, r->eatom, 1);
+    mdpd_system_fold(s, &r->vatom[0][0], 6);
+    r->energy = out.energy;
+    memcpy(r->virial, out.virial, sizeof r->virial);
 }

@@ -1,0 +1,52 @@
+/* mdpd/pk's backends behind the seam: the portable C kernel as the cpu backend (the
+ * reference), the CUDA one when built, and the dispatch of one step. */
+#include "mdpd_internal.h"
+
+/* Density over the half list, completed on ghosts by the caller's communication, then
+ * forces: the order LAMMPS mdpd/rhosum + mdpd follow. */
+static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *out,
+                           pk_status *st)
+{
+    (void)state;
+    pk_mdpd *m = model;
+    const pk_mdpd_args *a = args;
+    if (pk_mdpd_density(m, a->atoms, a->list, a->newton, a->rho, st)) return st->code;
+    if (a->newton && a->comm.reverse_rho) a->comm.reverse_rho(a->comm.ctx);
+    if (a->comm.forward_rho) a->comm.forward_rho(a->comm.ctx);
+    return pk_mdpd_forces(m, a->atoms, a->list, a->newton, a->rho, a->step, out, st);
+}
+
+/* The cpu backend's workspaces belong to the model (pk_mdpd_memory_usage counts them). */
+const pk_backend_ops pk_mdpd_backend_cpu = {
+    PK_BACKEND_CPU, PK_PRECISION_BIT(PK_PRECISION_DOUBLE), NULL, pk_backend_cpu_init,
+    cpu_compute, NULL, NULL};
+
+const pk_backend_ops *const pk_mdpd_backends[PK_BACKEND_COUNT] = {
+    [PK_BACKEND_CPU] = &pk_mdpd_backend_cpu,
+#ifdef PK_HAVE_CUDA
+    [PK_BACKEND_CUDA] = &pk_mdpd_backend_cuda,
+#endif
+};
+
+pk_code pk_mdpd_set_backend(pk_mdpd *m, const pk_backend_request *req, pk_status *st)
+{
+    return pk_backend_select(&m->backend, "mdpd/pk", pk_mdpd_backends, m, req, st);
+}
+
+const pk_backend_slot *pk_mdpd_backend(const pk_mdpd *m) { return &m->backend; }
+
+int pk_mdpd_full_list(const pk_mdpd *m)
+{
+    return m->backend.ops && m->backend.ops->kind == PK_BACKEND_CUDA;
+}
+
+pk_code pk_mdpd_compute(pk_mdpd *m, const pk_mdpd_args *a, pk_out *out, pk_status *st)
+{
+    if (!m->backend.ops) {   /* nothing chosen: the reference */
+        pk_backend_request req;
+        pk_backend_request_default(&req);
+        req.kind = PK_BACKEND_CPU;
+        if (pk_mdpd_set_backend(m, &req, st)) return st->code;
+    }
+    return pk_backend_compute(&m->backend, m, a, out, st);
+}
