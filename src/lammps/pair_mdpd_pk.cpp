@@ -1,7 +1,6 @@
 #include "pair_mdpd_pk.h"
 
 #include "pair_mdpd_rhosum_pk.h"
-#include "pk_adapter.h"
 
 #include "atom.h"
 #include "comm.h"
@@ -9,6 +8,7 @@
 #include "force.h"
 #include "memory.h"
 #include "neigh_list.h"
+#include "neigh_request.h"
 #include "neighbor.h"
 #include "update.h"
 
@@ -16,7 +16,6 @@
 
 extern "C" {
 #include "mdpd.h"
-#include "pk_threads.h"
 }
 
 using namespace LAMMPS_NS;
@@ -42,17 +41,23 @@ PairMDPDPK::~PairMDPDPK()
   PairKit::free_pair_tables(lmp, this);
 }
 
-/* pair_style mdpd/pk T rc seed [density warren|lucy] */
+static const char USAGE[] =
+    "expected T rc seed [density warren|lucy] [backend auto|cpu|cuda] [precision double|mixed] "
+    "[device N]";
+
+/* pair_style mdpd/pk T rc seed [density warren|lucy] [backend ...] [precision ...] [device N] */
 void PairMDPDPK::settings(int narg, char **arg)
 {
-  if (narg < 3) error->all(FLERR, "Illegal pair_style mdpd/pk command: expected T rc seed [density warren|lucy]");
+  if (narg < 3) error->all(FLERR, "Illegal pair_style mdpd/pk command: {}", USAGE);
   temperature = utils::numeric(FLERR, arg[0], false, lmp);
   cut_global = utils::numeric(FLERR, arg[1], false, lmp);
   seed = utils::inumeric(FLERR, arg[2], false, lmp);
   kernel = PK_MDPD_WARREN;
+  backend = PairKit::BackendArgs();
   for (int iarg = 3; iarg < narg; iarg += 2) {
+    if (PairKit::parse_backend_keyword(lmp, STYLE, narg, arg, iarg, backend)) continue;
     if (strcmp(arg[iarg], "density") != 0)
-      error->all(FLERR, "Illegal pair_style mdpd/pk keyword: {}", arg[iarg]);
+      error->all(FLERR, "Illegal pair_style mdpd/pk keyword: {} ({})", arg[iarg], USAGE);
     if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style mdpd/pk command: density needs warren or lucy");
     if (strcmp(arg[iarg + 1], "warren") == 0)
       kernel = PK_MDPD_WARREN;
@@ -151,15 +156,23 @@ void PairMDPDPK::init_style()
   if (companion && !atom->rho_flag)
     error->all(FLERR, "{} with mdpd/rhosum/pk requires atom attribute rho (atom_style mdpd)", STYLE);
 
-  neighbor->add_request(this);
+  // the backend copies the coefficients, so it is chosen again at every init
+  const pk_backend_request req = PairKit::backend_request(lmp, STYLE, backend);
+  pk_mdpd_set_backend(model, &req, &st);
+  PairKit::check(lmp, STYLE, st, true);
+  // the cuda backend sums each atom over its own full list (no reverse communication)
+  if (pk_mdpd_full_list(model))
+    neighbor->add_request(this, NeighConst::REQ_FULL);
+  else
+    neighbor->add_request(this);
 
+  const pk_backend_slot *slot = pk_mdpd_backend(model);
   if (comm->me == 0)
-    utils::logmesg(lmp,
-                   "{}: portable C backend, double precision, {} OpenMP thread(s), "
-                   "density kernel {}{}\n",
-                   STYLE, pk_max_threads(),
+    utils::logmesg(lmp, "{}: {}, density kernel {}{}\n", STYLE,
+                   PairKit::backend_text(slot->info, slot->note),
                    pk_mdpd_kernel_of(model) == PK_MDPD_LUCY ? "lucy" : "warren",
                    companion ? " (cutoffs from mdpd/rhosum/pk, as LAMMPS mdpd/rhosum)" : "");
+  if (slot->info.kind == PK_BACKEND_CUDA) PairKit::log_devices(lmp, STYLE, slot->info);
 }
 
 double PairMDPDPK::init_one(int i, int j)
@@ -186,23 +199,31 @@ void PairMDPDPK::compute(int eflag, int vflag)
 
   const pk_atoms atoms = PairKit::atoms_view(lmp);
   const pk_neigh nl = PairKit::neigh_view(list);
-  const int newton = force->newton_pair;
-  pk_status st;
-  pk_status_clear(&st);
-
-  // Density: partial sums here, ghost parts summed into owners, then owners copied to ghosts.
-  if (pk_mdpd_density(model, &atoms, &nl, newton, rho, &st)) PairKit::check(lmp, STYLE, st, false);
-  if (newton) comm->reverse_comm(this);
-  comm->forward_comm(this);
-
-  pk_out out = PairKit::output_view(lmp, this);
   pk_mdpd_step step;
   step.timestep = (uint64_t) update->ntimestep;
   step.dt = update->dt;
   step.special = force->special_lj;
-  if (pk_mdpd_forces(model, &atoms, &nl, newton, rho, &step, &out, &st))
-    PairKit::check(lmp, STYLE, st, false);
+  const pk_mdpd_args args = {&atoms, &nl, force->newton_pair, neighbor->ago == 0, rho, &step,
+                             {reverse_rho, forward_rho, this}};
+  pk_out out = PairKit::output_view(lmp, this);
+  pk_status st;
+  pk_status_clear(&st);
+  if (pk_mdpd_compute(model, &args, &out, &st)) PairKit::check(lmp, STYLE, st, false);
   PairKit::add_totals(this, out);
+}
+
+// The density's ghost communication, called by the backend between its two passes: ghost
+// partial sums into their owners (newton on, half list), then owners out to their ghosts.
+void PairMDPDPK::reverse_rho(void *self)
+{
+  auto pair = static_cast<PairMDPDPK *>(self);
+  pair->comm->reverse_comm(pair);
+}
+
+void PairMDPDPK::forward_rho(void *self)
+{
+  auto pair = static_cast<PairMDPDPK *>(self);
+  pair->comm->forward_comm(pair);
 }
 
 int PairMDPDPK::pack_forward_comm(int n, int *list, double *buf, int, int *)

@@ -5,6 +5,7 @@
 #define PK_PAIR_MDPD_PK_H
 
 #include "pair.h"
+#include "pk_adapter.h"
 
 struct pk_mdpd;
 
@@ -39,6 +40,10 @@ class PairMDPDPK : public Pair {
   double *rho_own;     // density storage when the atom style has no rho
   int nmax_own;
   double *rho;         // where this step's density lives (atom->rho or rho_own)
+  PairKit::BackendArgs backend;
+
+  static void reverse_rho(void *self);
+  static void forward_rho(void *self);
 
   void apply_settings();
   void ensure_model();

@@ -51,6 +51,8 @@ int parse_backend_keyword(LAMMPS_NS::LAMMPS *lmp, const char *style, int narg, c
 // left a keyword out, and this rank's place among the ranks of its node.
 pk_backend_request backend_request(LAMMPS_NS::LAMMPS *lmp, const char *style,
                                    const BackendArgs &b);
+// One line per rank on rank 0's log: which device each rank runs on.
+void log_devices(LAMMPS_NS::LAMMPS *lmp, const char *style, const pk_backend_info &info);
 // "cuda backend, mixed precision, <device>" (+ why auto passed a faster backend over).
 std::string backend_text(const pk_backend_info &info, const char *note);
 

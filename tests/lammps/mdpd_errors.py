@@ -78,7 +78,32 @@ CASES = [
      "mdpd/rhosum/pk only works together with mdpd/pk"),
 ]
 
+# Backend choice: a GPU backend that cannot run here (not built, or no GPU), mixed precision
+# on the cpu backend, unknown words in the input and in the environment.
+CASES += [
+    ("backend cuda that cannot run",
+     case("pair_style mdpd/pk 1.0 1.0 42 backend cuda", GOOD), "backend cuda cannot run: "),
+    ("mixed precision on the cpu backend",
+     case("pair_style mdpd/pk 1.0 1.0 42 backend cpu precision mixed", GOOD),
+     "precision mixed is not available on the cpu backend of mdpd/pk"),
+    ("unknown backend",
+     case("pair_style mdpd/pk 1.0 1.0 42 backend opencl", GOOD),
+     "unknown backend 'opencl': expected auto, cpu, cuda or sve"),
+    ("backend keyword without a value",
+     case("pair_style mdpd/pk 1.0 1.0 42 backend", GOOD), "backend needs a value"),
+    ("negative device",
+     case("pair_style mdpd/pk 1.0 1.0 42 device -1", GOOD), "device must be >= 0 (got -1)"),
+]
+if os.environ.get("PK_CUDA_BUILT") != "1":
+    CASES.append(("backend cuda in a build without CUDA",
+                  case("pair_style mdpd/pk 1.0 1.0 42 backend cuda", GOOD),
+                  "this PairKit was built without cuda (configure with -DPAIRKIT_CUDA=ON)"))
+
 chk = Checker()
+res = run(case("pair_style mdpd/pk 1.0 1.0 42", GOOD), expect_fail=True, timeout=120,
+          env_extra={"PAIRKIT_BACKEND": "gpu"})
+chk.contains(res.output, "environment variable PAIRKIT_BACKEND='gpu': expected auto, cpu, cuda "
+             "or sve", "unknown backend in the environment")
 for what, script, needle in CASES:
     res = run(script, expect_fail=True, timeout=120)
     chk.check(res.returncode != 0, f"{what}: LAMMPS did not stop")
