@@ -36,6 +36,9 @@ def timed(label, args, threads):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), LAMMPS_PLUGIN_PATH=opt.plugin_dir)
     out = subprocess.run([opt.lmp, "-nocite", "-in", "in.mdpd", *args], cwd=work, env=env,
                          check=True, stdout=subprocess.PIPE, text=True).stdout
+    # a plugin that did not load makes -sf pk run LAMMPS's own styles, silently
+    if "-sf" in args and "pair_style mdpd/pk: cpu backend" not in out:
+        raise SystemExit("mdpd/pk did not run (plugin not loaded?): its log line is missing")
     loop = re.search(r"Loop time of ([\d.eE+-]+) on (\d+) procs for (\d+) steps with (\d+) atoms", out)
     pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
     total, steps, atoms = float(loop.group(1)), int(loop.group(3)), int(loop.group(4))

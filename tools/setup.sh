@@ -6,7 +6,9 @@
 # 1. tools/bootstrap-lammps.sh: Debian packages + LAMMPS 4Feb2025 with PLUGIN, built once
 #    and cached in $PAIRKIT_CACHE (default ~/.cache/pairkit).
 # 2. Configure, build and install PairKit in $PAIRKIT_BUILD (default ./build); the plugin
-#    lands in build/install/lib/lammps/plugins/pairkitplugin.so.
+#    lands in build/install/lib/lammps/plugins/pairkitplugin.so. The CUDA backends are
+#    built when nvcc is found (PAIRKIT_SETUP_CUDA=on|off forces it); without a GPU they only
+#    compile, and their tests report "skipped".
 # 3. The demo: examples/mdpd/in.slab for 200 steps with the plugin autoloaded.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,7 +18,15 @@ demo=1
 
 eval "$("$root/tools/bootstrap-lammps.sh" | grep -E '^LAMMPS_(SOURCE_DIR|ROOT)=')"
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+cuda=${PAIRKIT_SETUP_CUDA:-auto}
+if [ "$cuda" = auto ]; then
+    cuda=off
+    if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=on; fi
+fi
+if [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="$PATH:/usr/local/cuda/bin"; fi
+echo "PairKit: CUDA backends $cuda"
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DPAIRKIT_CUDA="$cuda" \
     -DLAMMPS_SOURCE_DIR="$LAMMPS_SOURCE_DIR" -DLAMMPS_ROOT="$LAMMPS_ROOT" \
     -DCMAKE_INSTALL_PREFIX="$build/install" >"$build.configure.log" 2>&1 \
     || { cat "$build.configure.log"; exit 1; }

@@ -194,6 +194,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     if (pk_mdpd_kernel_of(m) == PK_MDPD_LUCY && !at->mass && !at->rmass)
         return pk_fail(st, PK_ERR_ARG, "the lucy density kernel needs atom masses");
     const int nlocal = at->nlocal, nall = at->nlocal + at->nghost;
+    if (pk_cuda_enter(&s->cuda, st)) return st->code;
     if (a->list_changed || !s->have_list || s->nall != nall || s->inum != a->list->inum)
         if (upload_list(m, s, a, st)) return st->code;
     const int inum = s->inum;
@@ -221,8 +222,8 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     if (pk_cuda_upload(&s->cuda, s->x.ptr, h_x, xv, "positions", st) ||
         pk_cuda_upload(&s->cuda, s->v.ptr, h_v, xv, "velocities", st))
         return st->code;
-    if (cudaMemsetAsync(s->rho.ptr, 0, (size_t)nall * sizeof(double), stream) != cudaSuccess)
-        return pk_cuda_launched(&s->cuda, "clearing the densities", st);
+    if (pk_cuda_zero(&s->cuda, s->rho.ptr, (size_t)nall * sizeof(double), "densities", st))
+        return st->code;
 
     pk_mdpd_gather g;
     pk_mdpd_gather_params(m, a->step, &g);

@@ -38,6 +38,11 @@ int pk_cuda_available(char *why, size_t len);
 pk_code pk_cuda_open(pk_cuda_ctx *ctx, const pk_backend_request *req, pk_backend_info *info,
                      pk_status *st);
 void pk_cuda_close(pk_cuda_ctx *ctx);
+/* Make the instance's device current (another instance in the process may use another). */
+pk_code pk_cuda_enter(pk_cuda_ctx *ctx, pk_status *st);
+/* Zero `bytes` of device memory at `device`, on the instance's stream. */
+pk_code pk_cuda_zero(pk_cuda_ctx *ctx, void *device, size_t bytes, const char *what,
+                     pk_status *st);
 
 /* Make buf hold at least `bytes` on the device (contents not kept when it grows). `what`
  * names the buffer in the out-of-memory message. */

@@ -101,6 +101,20 @@ extern "C" void pk_cuda_close(pk_cuda_ctx *ctx)
     ctx->stream = NULL;
 }
 
+extern "C" pk_code pk_cuda_enter(pk_cuda_ctx *ctx, pk_status *st)
+{
+    const cudaError_t err = cudaSetDevice(ctx->device);
+    return err == cudaSuccess ? PK_OK : fail_cuda(st, ctx, err, "cudaSetDevice", "this step");
+}
+
+extern "C" pk_code pk_cuda_zero(pk_cuda_ctx *ctx, void *device, size_t bytes, const char *what,
+                                pk_status *st)
+{
+    if (!bytes) return PK_OK;
+    const cudaError_t err = cudaMemsetAsync(device, 0, bytes, (cudaStream_t)ctx->stream);
+    return err == cudaSuccess ? PK_OK : fail_cuda(st, ctx, err, "cudaMemsetAsync", what);
+}
+
 /* Grow geometrically (by half again) so that a slowly growing system reallocates rarely. */
 static size_t grown(size_t have, size_t need)
 {

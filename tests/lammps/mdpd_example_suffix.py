@@ -25,7 +25,7 @@ ours = run(text, args=("-sf", "pk"), env_extra={"LAMMPS_PLUGIN_PATH": plugin_dir
 
 chk = Checker()
 chk.contains(ours.output, "Loaded 1 plugins from", "plugin autoloaded")
-chk.contains(ours.output, "mdpd/pk: portable C backend", "mdpd/pk in use")
+chk.contains(ours.output, "pair_style mdpd/pk: cpu backend, double precision", "mdpd/pk in use")
 chk.contains(ours.output, "cutoffs from mdpd/rhosum/pk", "companion in use")
 ref0, got0 = lammps.thermo()[0], ours.thermo()[0]
 chk.close(got0["E_pair"], ref0["E_pair"], 1e-10, 1e-12, "step 0 E_pair vs LAMMPS mdpd")
