@@ -1,4 +1,5 @@
-/* One step of amoeba/pk: the kernels in order, with the communication between them. */
+/* One step of amoeba/pk: the kernels in order, with the communication between them (the cpu
+ * backend), and the dispatch of pk_amoeba_compute to the state's backend. */
 #include <math.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ void pk_amoeba_state_free(pk_amoeba_state *state)
     pk_buffer_free(&state->torque);
     pk_buffer_free(&state->u);
     pk_amoeba_pairs_free(&state->pairs);
+    pk_backend_release(&state->backend);
 }
 
 double pk_amoeba_state_bytes(const pk_amoeba_state *state)
@@ -20,7 +22,7 @@ double pk_amoeba_state_bytes(const pk_amoeba_state *state)
                             &state->pairs.count, &state->pairs.entries, &state->pairs.pc};
     double bytes = pk_amoeba_work_bytes(&state->work) + pk_amoeba_induce_work_bytes(&state->induce);
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
-    return bytes;
+    return bytes + pk_backend_memory(&state->backend);
 }
 
 static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
@@ -106,14 +108,31 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     return rc;
 }
 
-pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                          const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
-                          pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,
-                          pk_status *st)
+pk_code amoeba_cpu_step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+                        const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
+                        pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,
+                        pk_status *st)
 {
     /* each term's energy is collected from zero, then added to the caller's total */
     const double e_in = out->energy;
     pk_code rc = step(m, a, s, nl, comm, terms, state, out, st);
     out->energy = e_in + state->energy[0] + state->energy[1] + state->energy[2];
     return rc;
+}
+
+pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+                          const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
+                          pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,
+                          pk_status *st)
+{
+    /* a state nobody chose a backend for (zero-initialised) runs on the cpu backend */
+    if (!state->backend.ops) {
+        pk_backend_request req;
+        pk_backend_request_default(&req);
+        req.kind = PK_BACKEND_CPU;
+        if (pk_amoeba_set_backend(state, m, &req, st)) return st->code;
+    }
+    const pk_amoeba_args args = {m, a, s, nl, comm, terms, state};
+    /* the seam's model is not const; no amoeba backend writes to it */
+    return pk_backend_compute(&state->backend, (void *)m, &args, out, st);
 }

@@ -97,12 +97,21 @@
  * pair tensor is applied to both of its atoms). Within a thread, each pair kernel gathers
  * an atom's neighbours inside the cutoff into arrays (amoeba_batch.c; from the step's
  * pairs, except HAL) and runs the pair math as an "omp simd" loop over them. No global
- * mutable state: every call works on the model and the workspaces passed in. */
+ * mutable state: every call works on the model and the workspaces passed in.
+ *
+ * Backends (DESIGN.md section 8). pk_amoeba_compute() dispatches the step through the
+ * backend seam (pk_backend.h): pk_amoeba_backends[] holds one pk_backend_ops table per
+ * kind, and the state's slot the one chosen with pk_amoeba_set_backend() (or the cpu one,
+ * when nothing was chosen). The cpu backend is the step above, the reference every other
+ * backend is tested against (tests/unit/amoeba/test_amoeba_agree.c). A backend receives
+ * the step's inputs as a pk_amoeba_args and reports per-term energies and the solver's
+ * statistics in args->state as the cpu backend does. */
 #ifndef PK_AMOEBA_H
 #define PK_AMOEBA_H
 
 #include <stdint.h>
 
+#include "pk_backend.h"
 #include "pk_status.h"
 #include "pk_threads.h"
 #include "pk_timer.h"
@@ -494,7 +503,8 @@ typedef struct {
 
 /* Everything a step keeps between calls: workspaces, the multipoles, torques and dipoles
  * (owned + ghost), the per-term energies of the last step (LAMMPS compute pair amoeba
- * order: hal, mpole, polar) and the end-of-run statistics. Zero-initialize. */
+ * order: hal, mpole, polar), the end-of-run statistics and the backend the steps run on
+ * (empty until chosen: the cpu backend is chosen at the first compute). Zero-initialize. */
 typedef struct {
     pk_amoeba_work work;
     pk_amoeba_induce_work induce;
@@ -507,12 +517,41 @@ typedef struct {
     int pcg_max;
     pk_timer t_hal, t_mpole, t_induce, t_polar;   /* t_mpole includes the pairs' search,
                                                      the rotation and the torques' forces */
+    pk_backend_slot backend;
 } pk_amoeba_state;
 
+/* What one step needs besides the output, as each backend's compute receives it (its
+ * `args`; `model` is the same model). state: the instance's step state, where every
+ * backend leaves the per-term energies, state->last and the statistics; the cpu backend
+ * also keeps its workspaces there. */
+typedef struct {
+    const pk_amoeba_model *model;
+    const pk_atoms *atoms;
+    const pk_amoeba_sites *sites;
+    const pk_amoeba_list *list;
+    const pk_amoeba_comm *comm;
+    pk_amoeba_terms terms;
+    pk_amoeba_state *state;
+} pk_amoeba_args;
+
+/* The backends of amoeba/pk by kind (pk_backend_kind), NULL where there is none: cpu
+ * only for now. */
+extern const pk_backend_ops *const pk_amoeba_backends[PK_BACKEND_COUNT];
+
+/* Choose the backend the steps of this state run on (pk_backend_select over
+ * pk_amoeba_backends): an explicit kind that cannot run here, or a precision it lacks, is
+ * an error saying why. Call again to change it; pk_amoeba_state_free releases it. */
+pk_code pk_amoeba_set_backend(pk_amoeba_state *state, const pk_amoeba_model *m,
+                              const pk_backend_request *req, pk_status *st);
+/* The chosen backend (its info and note name it for the log); ops is NULL until one is
+ * chosen. */
+const pk_backend_slot *pk_amoeba_backend(const pk_amoeba_state *state);
+
 /* One step in the order of the design note, communicating through comm (forward rpole,
- * reverse torques, and the solver's own traffic). Forces, energy, virial and per-atom
- * energy and virial are added to out; the induced dipoles stay in state->u. An unconverged
- * induced-dipole solve is counted in state->unconverged and flagged in state->last. */
+ * reverse torques, and the solver's own traffic), on the state's backend (the cpu one
+ * when none was chosen). Forces, energy, virial and per-atom energy and virial are added
+ * to out; the induced dipoles stay in state->u. An unconverged induced-dipole solve is
+ * counted in state->unconverged and flagged in state->last. */
 pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                           const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
                           pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,

@@ -15,10 +15,6 @@
 #include <cmath>
 #include <cstring>
 
-extern "C" {
-#include "pk_threads.h"
-}
-
 using namespace LAMMPS_NS;
 
 static const char STYLE[] = "pair_style amoeba/pk";
@@ -76,20 +72,32 @@ void PairAmoebaPK::free_model()
 }
 
 /* pair_style amoeba/pk [elec lammps|smooth] [taper X] [include|exclude term ...]
+                        [backend auto|cpu|cuda|sve] [precision double|mixed] [device N]
    taper: where both electrostatic switches of elec smooth start, a distance (A) if X >= 1,
    else a fraction of each cutoff (as the key's taper; overrides the key, HAL keeps the
    key's). Terms as LAMMPS amoeba: hal mpole polar (mpole/rspace, polar/rspace are the same
-   here) and the bonded switches it passes on to AMOEBA's bonded styles. */
+   here) and the bonded switches it passes on to AMOEBA's bonded styles. backend, precision
+   and device choose where the step runs (PairKit::parse_backend_keyword); without them
+   PAIRKIT_BACKEND / PAIRKIT_PRECISION decide, else auto. */
 void PairAmoebaPK::settings(int narg, char **arg)
 {
   elec = PK_AMOEBA_ELEC_SMOOTH;
   taper_arg = 0.0;
   terms.hal = terms.mpole = terms.polar = 1;
   for (int &f : bonded_flags) f = 1;
+  backend = PairKit::BackendArgs();
 
+  // the words that end an include/exclude term list
+  auto is_keyword = [](const char *w) {
+    for (const char *k : {"elec", "taper", "backend", "precision", "device"})
+      if (strcmp(w, k) == 0) return true;
+    return false;
+  };
   for (int iarg = 0; iarg < narg;) {
     const std::string word = arg[iarg];
-    if (word == "elec") {
+    if (const int n = PairKit::parse_backend_keyword(lmp, STYLE, narg, arg, iarg, backend)) {
+      iarg += n;
+    } else if (word == "elec") {
       if (iarg + 1 >= narg) error->all(FLERR, "Illegal {} command: elec needs lammps or smooth", STYLE);
       const std::string mode = arg[iarg + 1];
       if (mode == "lammps")
@@ -113,8 +121,7 @@ void PairAmoebaPK::settings(int narg, char **arg)
         for (int &f : bonded_flags) f = 0;
       }
       int n = 0;
-      for (iarg++; iarg < narg && strcmp(arg[iarg], "elec") != 0 && strcmp(arg[iarg], "taper") != 0;
-           iarg++, n++) {
+      for (iarg++; iarg < narg && !is_keyword(arg[iarg]); iarg++, n++) {
         const std::string t = arg[iarg];
         if (t == "hal")
           terms.hal = value;
@@ -137,8 +144,8 @@ void PairAmoebaPK::settings(int narg, char **arg)
       }
       if (n == 0) error->all(FLERR, "Illegal {} command: {} needs at least one term", STYLE, word);
     } else {
-      error->all(FLERR, "Illegal {} keyword: {} (expected elec, taper, include or exclude)", STYLE,
-                 word);
+      error->all(FLERR, "Illegal {} keyword: {} (expected elec, taper, include, exclude, "
+                 "backend, precision or device)", STYLE, word);
     }
   }
   if (taper_arg > 0.0 && elec != PK_AMOEBA_ELEC_SMOOTH)
@@ -265,7 +272,14 @@ void PairAmoebaPK::init_style()
   state.pcg_max = 0;
   state.t_hal.total = state.t_mpole.total = state.t_induce.total = state.t_polar.total = 0.0;
 
+  const pk_backend_request req = PairKit::backend_request(lmp, STYLE, backend);
+  pk_status st;
+  pk_status_clear(&st);
+  pk_amoeba_set_backend(&state, &model, &req, &st);
+  PairKit::check(lmp, STYLE, st, true);
+
   if (comm->me == 0) {
+    const pk_backend_slot *slot = pk_amoeba_backend(&state);
     const pk_amoeba_settings &s = model.set;
     std::string on;
     if (terms.hal) on += " hal";
@@ -279,10 +293,10 @@ void PairAmoebaPK::init_style()
                           "polarization switched from {} to {} A", s.mpole_taper, s.mpole_cut,
                           s.polar_taper, s.polar_cut);
     utils::logmesg(lmp,
-                   "{}: portable C backend, double precision, {} OpenMP thread(s); elec {} ({}); "
-                   "HAL cutoff {} A, taper from {} A; terms:{}; polarization {}\n",
-                   STYLE, pk_max_threads(), elec_name(elec), cuts, s.vdw_cut, s.vdw_taper,
-                   on.empty() ? " none" : on,
+                   "{}: {}; elec {} ({}); HAL cutoff {} A, taper from {} A; terms:{}; "
+                   "polarization {}\n",
+                   STYLE, PairKit::backend_text(slot->info, slot->note), elec_name(elec), cuts,
+                   s.vdw_cut, s.vdw_taper, on.empty() ? " none" : on,
                    model.polarization == PK_AMOEBA_POLAR_DIRECT
                        ? std::string("direct")
                        : fmt::format("mutual (PCG, polar-eps {} D, polar-iter {})", s.polar_eps,

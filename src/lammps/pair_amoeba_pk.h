@@ -1,7 +1,8 @@
 /* LAMMPS adapter for amoeba/pk: AMOEBA's non-bonded terms (HAL, permanent multipoles,
  * induced dipoles) without Ewald, on the amoeba/pk C core.
  *
- * pair_amoeba_pk.cpp: arguments, force-field files, checks, the step, output and restart.
+ * pair_amoeba_pk.cpp: arguments, force-field files, checks, the backend, the step, output
+ * and restart.
  * pair_amoeba_pk_topology.cpp: the per-atom bookkeeping LAMMPS `pair amoeba` does —
  * once per run the polarization groups (i_amgroup) and the multipole frames (kind in
  * i_polaxe, frame-atom tags in d2_xyzaxis, so that both migrate with the atoms); on every
@@ -12,6 +13,7 @@
 #define PK_PAIR_AMOEBA_PK_H
 
 #include "pair.h"
+#include "pk_adapter.h"
 
 #include <string>
 #include <vector>
@@ -50,6 +52,8 @@ class PairAmoebaPK : public Pair {
   pk_amoeba_terms terms;          // hal, mpole, polar
   int bonded_flags[7];            // bond angle dihedral improper urey pitorsion bitorsion,
                                   // for LAMMPS's AMOEBA bonded styles (extract())
+  PairKit::BackendArgs backend;   // backend, precision, device: chosen in init_style; a
+                                  // run-time setting, not written to restart files
   // force field (pair_coeff)
   pk_amoeba_model model;
   bool have_model;

@@ -10,8 +10,12 @@ LAMMPS amoeba in the same test:
   polarizability 1e-12 (both solvers weight by max(alpha, 1e-8)), and amoeba/pk at 1e-12
   equal to LAMMPS at 1e-12 to 1e-8.
 A type with no polarize record at all is refused (LAMMPS would silently make it
-non-polarizable)."""
+non-polarizable). The backend keywords: a backend or precision this build cannot run, an
+unknown word (in the input or in PAIRKIT_BACKEND) is an error saying so; the log line names
+the backend that runs. With PK_CUDA_BUILT=1 (a build with -DPAIRKIT_CUDA=ON) `backend cuda`
+may run, so that case is left out."""
 import math
+import os
 import re
 
 from amoeba_common import example, run0, set_key, terms, water_files
@@ -61,7 +65,8 @@ CASES = [
      "mpole/kspace is an Ewald (k-space) term; amoeba/pk has no Ewald sums"),
     ("unknown pair_style keyword",
      lambda: dimer(PAIR + " cutoff 9"),
-     "Illegal pair_style amoeba/pk keyword: cutoff (expected elec, taper, include or exclude)"),
+     "Illegal pair_style amoeba/pk keyword: cutoff (expected elec, taper, include, exclude, "
+     "backend, precision or device)"),
     ("unknown term",
      lambda: dimer(PAIR + " include vdw"),
      "unknown term vdw after include"),
@@ -117,7 +122,23 @@ CASES = [
     ("improper_style amoeba",
      lambda: dimer(edit=edit(r"^dihedral_style\s+none$", "dihedral_style none\nimproper_style amoeba")),
      "improper_style amoeba needs the opbend parameters of pair amoeba"),
+    ("precision mixed on the cpu backend",
+     lambda: dimer(PAIR + " backend cpu precision mixed"),
+     "precision mixed is not available on the cpu backend of amoeba/pk"),
+    ("unknown backend",
+     lambda: dimer(PAIR + " include hal backend bogus"),
+     "unknown backend 'bogus': expected auto, cpu, cuda or sve"),
+    ("backend without a value",
+     lambda: dimer(PAIR + " backend"),
+     "Illegal pair_style amoeba/pk command: backend needs a value"),
+    ("unknown backend in the environment",
+     lambda: dimer(env_extra={"PAIRKIT_BACKEND": "bogus"}),
+     "environment variable PAIRKIT_BACKEND='bogus': expected auto, cpu, cuda or sve"),
 ]
+if os.environ.get("PK_CUDA_BUILT") != "1":
+    CASES.append(("backend cuda in a build without CUDA",
+                  lambda: dimer(PAIR + " backend cuda"),
+                  "backend cuda cannot run: this PairKit was built without cuda"))
 
 chk = Checker()
 for name, job, message in CASES:
@@ -137,6 +158,8 @@ chk.contains(got.output, "WARNING: pair_style amoeba/pk: induced dipoles not con
              "polar-iter 3 at step 0", "unconverged: warning")
 chk.check(got.output.count("induced dipoles not converged") == 1, "unconverged: warned once")
 chk.contains(got.output, "1 not converged within polar-iter 3", "unconverged: counted in report")
+if os.environ.get("PK_CUDA_BUILT") != "1":   # else auto may choose a GPU
+    chk.contains(got.output, "pair_style amoeba/pk: cpu backend, double precision", "log line")
 t_ref, t_got = terms(ref), terms(got)
 for key in t_ref:
     chk.check(math.isfinite(t_got[key]), f"unconverged: {key} finite")
@@ -163,4 +186,10 @@ for key in t_ref:
     chk.close(t_tiny[key], t_ref[key], 1e-8, 1e-12, f"H polarizability 1e-12: {key} vs LAMMPS")
     chk.check(math.isfinite(t_zero[key]), f"zero polarizability: {key} finite")
     chk.close(t_zero[key], t_ref[key], 1e-7, 1e-12, f"zero polarizability: {key} vs LAMMPS at 1e-12")
+
+# Accepted: the backend keywords after a term list (which they end), and the log line.
+res = dimer(PAIR + " include hal mpole polar backend cpu precision double", expect_fail=False)
+chk.contains(res.output, "pair_style amoeba/pk: cpu backend, double precision, CPU, 1 OpenMP "
+             "thread; elec lammps", "backend cpu: log line")
+chk.check(math.isfinite(terms(res)["E_pair"]), "backend cpu: finite energy")
 chk.finish()

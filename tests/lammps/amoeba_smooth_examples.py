@@ -105,7 +105,8 @@ def unchanged_example(name, de0):
     ref = run(script, files=water_files())
     got = run(script, files=water_files(), args=("-sf", "pk"),
               env_extra={"LAMMPS_PLUGIN_PATH": PLUGIN_DIR})
-    chk.contains(got.output, "pair_style amoeba/pk: portable C backend", f"{name}: amoeba/pk in use")
+    chk.contains(got.output, "pair_style amoeba/pk: cpu backend, double precision",
+                 f"{name}: amoeba/pk in use")
     chk.contains(got.output, "elec smooth (multipoles with shifted-force charges switched from 8 "
                  "to 10 A, polarization switched from 8 to 10 A)", f"{name}: mode and switches logged")
     rows_ref, rows_got = ref.thermo(), got.thermo()

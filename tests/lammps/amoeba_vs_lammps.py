@@ -58,7 +58,8 @@ def run_example(name, script_name, key_file=None):
     ref = run(lammps_in, files=water_files())
     got = run(pk_in, files=water_files(), args=("-sf", "pk"),
               env_extra={"LAMMPS_PLUGIN_PATH": PLUGIN_DIR})
-    chk.contains(got.output, "amoeba/pk: portable C backend", f"{name}: amoeba/pk in use")
+    chk.contains(got.output, "amoeba/pk: cpu backend, double precision",
+                 f"{name}: amoeba/pk in use")
     chk.contains(got.output, "elec lammps", f"{name}: electrostatics mode in the log")
     chk.contains(got.output, "PCG iterations per evaluation", f"{name}: end-of-run report")
     compare_thermo(name, ref.thermo(), got.thermo())

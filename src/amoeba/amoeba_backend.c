@@ -1,0 +1,39 @@
+/* The backends of amoeba/pk (pk_backend.h): the table pk_amoeba_compute dispatches through.
+ * cpu is the portable C step of amoeba_compute.c; its workspaces live in pk_amoeba_state,
+ * so it keeps no state of its own. CUDA and SVE kernels are not written yet. */
+#include "amoeba_internal.h"
+
+static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *out,
+                           pk_status *st)
+{
+    (void)model;
+    (void)state;
+    const pk_amoeba_args *g = args;
+    return amoeba_cpu_step(g->model, g->atoms, g->sites, g->list, g->comm, g->terms, g->state,
+                           out, st);
+}
+
+static const pk_backend_ops CPU = {
+    .kind = PK_BACKEND_CPU,
+    .precisions = PK_PRECISION_BIT(PK_PRECISION_DOUBLE),
+    .available = NULL,
+    .init = pk_backend_cpu_init,
+    .compute = cpu_compute,
+    .memory = NULL,    /* its workspaces are counted by pk_amoeba_state_bytes */
+    .release = NULL,
+};
+
+const pk_backend_ops *const pk_amoeba_backends[PK_BACKEND_COUNT] = {[PK_BACKEND_CPU] = &CPU};
+
+pk_code pk_amoeba_set_backend(pk_amoeba_state *state, const pk_amoeba_model *m,
+                              const pk_backend_request *req, pk_status *st)
+{
+    /* the seam's model is not const; no amoeba backend writes to it */
+    return pk_backend_select(&state->backend, "amoeba/pk", pk_amoeba_backends, (void *)m, req,
+                             st);
+}
+
+const pk_backend_slot *pk_amoeba_backend(const pk_amoeba_state *state)
+{
+    return &state->backend;
+}

@@ -1,0 +1,193 @@
+/* Backend agreement of amoeba/pk (DESIGN.md section 8): the backend named on the command line
+ * against the cpu backend on the same inputs, one step each:
+ *   the water hexamer and the periodic 216-water box, each with elec lammps and smooth, and
+ *   the box once more with the PCG communicating through the callbacks (no owner map);
+ *   forces, per-term and total energies, virial, per-atom energies and virials (ghost parts
+ *   folded onto their owners, as LAMMPS's reverse communication does) within AGREE_RTOL;
+ *   a rerun on the same state gives bitwise equal forces;
+ *   a step without energy or virial requested gives the same forces.
+ * The cpu reference runs on a zero-initialised state, which also checks that a state nobody
+ * chose a backend for runs on the cpu one. Run as `test_amoeba_agree cpu|cuda|sve [double]`
+ * (pk_add_agreement_test registers one run per backend kind built). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amoeba_testsys.h"
+#include "pk_agree.h"
+#include "pk_test.h"
+
+/* Double precision: every value within 1e-10 of the cpu one, relative to the larger of its
+ * own magnitude and AGREE_FLOOR times the largest magnitude of that quantity (so that values
+ * that cancel to near zero, a force component or an off-diagonal virial, are compared at
+ * the quantity's scale). Summation order alone moves values by ~1e-14 here. */
+#define AGREE_RTOL 1e-10
+#define AGREE_FLOOR 1e-3
+/* The induced dipoles are solved to this RMS residual (Debye) instead of the key's 1e-5, so
+ * that both backends stop at converged dipoles, not wherever an iteration count falls. */
+#define AGREE_POLAR_EPS 1e-10
+
+/* One step's outputs on the owned atoms. */
+typedef struct {
+    double (*f)[3];
+    double *eatom;
+    double (*vatom)[6];
+    double energy[4];        /* hal, mpole, polar, total */
+    double virial[6];
+    pk_amoeba_induce_info info;
+} result;
+
+static void result_alloc(result *r, int n)
+{
+    r->f = calloc((size_t)n, sizeof *r->f);
+    r->eatom = calloc((size_t)n, sizeof *r->eatom);
+    r->vatom = calloc((size_t)n, sizeof *r->vatom);
+}
+
+static void result_free(result *r)
+{
+    free(r->f);
+    free(r->eatom);
+    free(r->vatom);
+}
+
+/* The inputs of one system, built once and shared by every step. */
+typedef struct {
+    test_system *s;
+    const pk_amoeba_model *m;
+    pk_atoms a;
+    pk_amoeba_sites sites;
+    pk_amoeba_list list;
+    pk_amoeba_comm comm;
+} inputs;
+
+/* One step on state; with `want` 0, no energy or virial is requested (r keeps only f). */
+static pk_code step(inputs *in, pk_amoeba_state *state, int want, result *r, pk_status *st)
+{
+    const int n = in->s->n, nall = in->s->nall;
+    const pk_amoeba_terms all = {1, 1, 1};
+    double (*f)[3] = calloc((size_t)nall, sizeof *f);
+    double *eatom = want ? calloc((size_t)nall, sizeof *eatom) : NULL;
+    double (*vatom)[6] = want ? calloc((size_t)nall, sizeof *vatom) : NULL;
+    pk_out out = {.f = f, .want_energy = want, .want_virial = want, .eatom = eatom,
+                  .vatom = vatom};
+    pk_code rc = pk_amoeba_compute(in->m, &in->a, &in->sites, &in->list, &in->comm, all, state,
+                                   &out, st);
+    in->comm.reverse(in->comm.ctx, &f[0][0], 3);
+    memcpy(r->f, f, (size_t)n * sizeof *f);
+    if (want) {
+        in->comm.reverse(in->comm.ctx, eatom, 1);
+        in->comm.reverse(in->comm.ctx, &vatom[0][0], 6);
+        memcpy(r->eatom, eatom, (size_t)n * sizeof *eatom);
+        memcpy(r->vatom, vatom, (size_t)n * sizeof *vatom);
+        memcpy(r->energy, state->energy, sizeof state->energy);
+        r->energy[3] = out.energy;
+        memcpy(r->virial, out.virial, sizeof out.virial);
+    }
+    r->info = state->last;
+    free(f);
+    free(eatom);
+    free(vatom);
+    return rc;
+}
+
+/* pk_agree_close with the floor at AGREE_FLOOR of the largest |want[k]|. */
+static void close_all(const char *what, const double *got, const double *want, size_t n)
+{
+    double big = 0.0;
+    for (size_t k = 0; k < n; k++) big = fmax(big, fabs(want[k]));
+    pk_agree_close(what, got, want, n, AGREE_RTOL, AGREE_FLOOR * big);
+}
+
+static void agree(const char *file, const char *key, double ghost_cut, double list_cut,
+                  pk_amoeba_elec elec, int pcg_comm, const pk_backend_request *req)
+{
+    pk_amoeba_model m;
+    pk_status st;
+    test_system s;
+    if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data(key), &st) ||
+        ts_load(&s, ts_data(file), ghost_cut, list_cut)) {
+        PK_CHECK(0, "%s setup: %s", file, st.msg);
+        return;
+    }
+    m.set.elec = elec;
+    m.set.polar_eps = AGREE_POLAR_EPS;
+    s.pcg_comm = pcg_comm;
+    printf("%s, elec %s%s:\n", file, elec == PK_AMOEBA_ELEC_SMOOTH ? "smooth" : "lammps",
+           pcg_comm ? ", PCG through the communication callbacks" : "");
+
+    inputs in = {.s = &s, .m = &m, .a = ts_atoms(&s), .comm = ts_comm(&s)};
+    in.sites = (pk_amoeba_sites){.amtype = s.amtype, .amgroup = s.amgroup, .hred = s.hred,
+                                 .mpole = s.mpole, .frame = (const int (*)[3])s.frame,
+                                 .owner = pcg_comm ? NULL : s.owner};
+    const pk_neigh nl = ts_neigh(&s);
+    const pk_amoeba_topology top = ts_topology(&s);
+    pk_amoeba_state ref_state = {0}, state = {0};
+    result ref, got, again, bare;
+    result_alloc(&ref, s.n);
+    result_alloc(&got, s.n);
+    result_alloc(&again, s.n);
+    result_alloc(&bare, s.n);
+    const size_t n = (size_t)s.n;
+
+    pk_code rc = ts_assign(&s, &m, &st);
+    if (!rc) rc = pk_amoeba_list_build(&in.list, &m, &nl, &in.a, &top, &st);
+    PK_CHECK(rc == PK_OK, "%s setup: %s", file, st.msg);
+    if (rc) goto done;
+
+    rc = step(&in, &ref_state, 1, &ref, &st);
+    PK_CHECK(rc == PK_OK, "cpu step: %s", st.msg);
+    printf("  cpu: E = %.10f kcal/mol, %d PCG iterations\n", ref.energy[3], ref.info.iterations);
+    PK_CHECK(pk_amoeba_backend(&ref_state)->ops == pk_amoeba_backends[PK_BACKEND_CPU],
+             "a state without a chosen backend runs on the cpu one");
+    rc = pk_amoeba_set_backend(&state, &m, req, &st);
+    PK_CHECK(rc == PK_OK, "choosing the backend: %s", st.msg);
+    if (rc) goto done;
+    PK_CHECK((int)pk_amoeba_backend(&state)->info.kind == req->kind, "chosen kind %d, asked %d",
+             (int)pk_amoeba_backend(&state)->info.kind, req->kind);
+    printf("  on %s\n", pk_amoeba_backend(&state)->info.device);
+    rc = step(&in, &state, 1, &got, &st);
+    PK_CHECK(rc == PK_OK, "step: %s", st.msg);
+    if (!rc) rc = step(&in, &state, 1, &again, &st);
+    if (!rc) rc = step(&in, &state, 0, &bare, &st);
+    PK_CHECK(rc == PK_OK, "rerun: %s", st.msg);
+    if (rc) goto done;
+
+    PK_CHECK(ref.info.converged && got.info.converged,
+             "induced dipoles converged: cpu %d (%d iterations), backend %d (%d)",
+             ref.info.converged, ref.info.iterations, got.info.converged, got.info.iterations);
+    close_all("forces", &got.f[0][0], &ref.f[0][0], 3 * n);
+    close_all("energies (hal mpole polar all)", got.energy, ref.energy, 4);
+    close_all("virial", got.virial, ref.virial, 6);
+    close_all("per-atom energy", got.eatom, ref.eatom, n);
+    close_all("per-atom virial", &got.vatom[0][0], &ref.vatom[0][0], 6 * n);
+    pk_agree_bitwise("forces of a rerun", &again.f[0][0], &got.f[0][0], 3 * n);
+    close_all("forces, no energy/virial", &bare.f[0][0], &got.f[0][0], 3 * n);
+
+done:
+    result_free(&ref);
+    result_free(&got);
+    result_free(&again);
+    result_free(&bare);
+    pk_amoeba_state_free(&ref_state);
+    pk_amoeba_state_free(&state);
+    pk_amoeba_list_free(&in.list);
+    ts_free(&s);
+    pk_amoeba_free(&m);
+}
+
+int main(int argc, char **argv)
+{
+    pk_backend_request req;
+    int rc = pk_agree_start(argc, argv, "amoeba", pk_amoeba_backends, &req);
+    if (rc >= 0) return rc;
+    static const char HEX[] = "water_hexamer.txt", BOX[] = "water_box.txt";
+    static const char HEX_KEY[] = "amoeba_water.key", BOX_KEY[] = "amoeba_water_box_noewald.key";
+    agree(HEX, HEX_KEY, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
+    agree(HEX, HEX_KEY, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
+    agree(BOX, BOX_KEY, 9.0, 7.5, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
+    agree(BOX, BOX_KEY, 9.0, 7.5, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
+    agree(BOX, BOX_KEY, 9.0, 7.5, PK_AMOEBA_ELEC_SMOOTH, 1, &req);
+    return pk_test_finish();
+}
