@@ -41,7 +41,7 @@ typedef struct {
 } mdpd_cuda;
 
 template <bool Mixed>
-__global__ void density_kernel(pk_mdpd_gather g, double *rho, int n)
+__global__ void pk_mdpd_density_kernel(pk_mdpd_gather g, double *rho, int n)
 {
     const int ii = blockIdx.x * blockDim.x + threadIdx.x;
     if (ii >= n) return;
@@ -49,7 +49,7 @@ __global__ void density_kernel(pk_mdpd_gather g, double *rho, int n)
 }
 
 template <bool Mixed>
-__global__ void force_kernel(pk_mdpd_gather g, const double *rho, int first, int end, int want_ev,
+__global__ void pk_mdpd_force_kernel(pk_mdpd_gather g, const double *rho, int first, int end, int want_ev,
                              double *f, double *ev)
 {
     const int ii = first + blockIdx.x * blockDim.x + threadIdx.x;
@@ -64,7 +64,7 @@ __global__ void force_kernel(pk_mdpd_gather g, const double *rho, int first, int
 
 /* Per-block sums of the per-atom energy and virial, each a fixed tree over a fixed range:
  * the same bits on every run. The host adds the blocks in order. */
-__global__ void reduce_kernel(const double *ev, int n, double *block_ev)
+__global__ void pk_mdpd_reduce_kernel(const double *ev, int n, double *block_ev)
 {
     __shared__ double part[REDUCE_THREADS];
     const int ii = blockIdx.x * REDUCE_THREADS + threadIdx.x;
@@ -177,7 +177,7 @@ static pk_code launch_forces(mdpd_cuda *s, const pk_mdpd_gather &g, int first, i
                              pk_status *st)
 {
     if (end <= first) return PK_OK;
-    force_kernel<Mixed><<<blocks(end - first, THREADS), THREADS, 0, (cudaStream_t)s->cuda.stream>>>(
+    pk_mdpd_force_kernel<Mixed><<<blocks(end - first, THREADS), THREADS, 0, (cudaStream_t)s->cuda.stream>>>(
         g, (const double *)s->rho.ptr, first, end, want_ev, (double *)s->f.ptr, (double *)s->ev.ptr);
     return pk_cuda_launched(&s->cuda, "mdpd force kernel", st);
 }
@@ -239,8 +239,8 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
 
     /* density, then the owned atoms' values down to the host */
     if (inum > 0) {
-        if (s->mixed) density_kernel<true><<<blocks(inum, THREADS), THREADS, 0, stream>>>(g, (double *)s->rho.ptr, inum);
-        else density_kernel<false><<<blocks(inum, THREADS), THREADS, 0, stream>>>(g, (double *)s->rho.ptr, inum);
+        if (s->mixed) pk_mdpd_density_kernel<true><<<blocks(inum, THREADS), THREADS, 0, stream>>>(g, (double *)s->rho.ptr, inum);
+        else pk_mdpd_density_kernel<false><<<blocks(inum, THREADS), THREADS, 0, stream>>>(g, (double *)s->rho.ptr, inum);
         if (pk_cuda_launched(&s->cuda, "mdpd density kernel", st)) return st->code;
     }
     double *h_rho = (double *)s->h_rho.ptr;
@@ -261,7 +261,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
                   : launch_forces<false>(s, g, s->interior, inum, want_ev, st)))
         return st->code;
     if (want_ev && inum > 0) {
-        reduce_kernel<<<nblocks, REDUCE_THREADS, 0, stream>>>((const double *)s->ev.ptr, inum,
+        pk_mdpd_reduce_kernel<<<nblocks, REDUCE_THREADS, 0, stream>>>((const double *)s->ev.ptr, inum,
                                                               (double *)s->block_ev.ptr);
         if (pk_cuda_launched(&s->cuda, "energy and virial sums", st)) return st->code;
     }
