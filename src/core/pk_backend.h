@@ -1,10 +1,10 @@
 /* The backend seam (DESIGN.md §8): one shape, declared once, through which every style
  * dispatches its compute.
  *
- * A style keeps one table of entry points per backend kind (cpu, cuda, sve), built with
- * PK_BACKEND_TABLE below, and an array of them indexed by kind with NULL where the backend
- * is not built or not written. The portable C kernel is always the cpu table: the reference
- * every other backend is tested against. pk_backend_choose() turns what the user asked for
+ * A style keeps one table of entry points (pk_backend_ops) per backend kind (cpu, cuda,
+ * sve) and an array of them indexed by kind, NULL where the backend is not built or not
+ * written; a pk_backend_slot in its model holds the chosen one. The portable C kernel is
+ * always the cpu table: the reference every other backend is tested against. pk_backend_choose() turns what the user asked for
  * (`backend auto|cpu|cuda|sve`, `precision double|mixed`, or PAIRKIT_BACKEND and
  * PAIRKIT_PRECISION in the environment) into one kind, or a message saying why not. */
 #ifndef PK_BACKEND_H
