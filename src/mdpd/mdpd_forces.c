@@ -96,6 +96,8 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
 #pragma omp simd
                     for (int q = 0; q < n; q++)
                         xi_batch[q] = pk_mdpd_gaussian_keyed(key, tag_i, tag[pk_neigh_index(pj[k0 + q])]);
+                } else {
+                    memset(xi_batch, 0, sizeof xi_batch);   /* no noise: never read as such */
                 }
                 for (int q = 0; q < n; q++) {
                     const int jraw = pj[k0 + q];
@@ -110,9 +112,8 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
                     const double dot =
                         dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
                     const double rho_sum = rho_i + rho[j];
-                    const double xi_pair = noisy ? xi_batch[q] : 0.0;
                     const pk_mdpd_force pf = pk_mdpd_pair_force(p, r, rinv, dot, rho_sum, noisy,
-                                                                dtinvsqrt, xi_pair, factor);
+                                                                dtinvsqrt, xi_batch[q], factor);
                     const double fpair = pf.fpair;
 
                     fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
