@@ -1,4 +1,5 @@
-/* deepmd/pk handle: load, type map, and the threaded compute over centres.
+/* deepmd/pk handle: load, type map, dispatch to the chosen backend, and the cpu backend's
+ * threaded compute over centres.
  *
  * The neighbour list is cut into one contiguous chunk per thread; each chunk adds forces
  * and per-atom virials into its own copy (pk_accum), reduced in chunk order, and keeps its
@@ -36,6 +37,7 @@ static void free_threads(pk_deepmd *dp)
 void pk_deepmd_destroy(pk_deepmd *dp)
 {
     if (!dp) return;
+    pk_backend_release(&dp->backend);
     free_threads(dp);
     pk_accum_free(&dp->facc);
     pk_accum_free(&dp->vacc);
@@ -121,6 +123,13 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
                        dp->tab.tab[e].h1);
         pk_log(&o->log, "deepmd/pk: tables hold %.2f MB", dp->tab.bytes / 1048576.0);
     }
+    pk_backend_request cpu;
+    pk_backend_request_default(&cpu);
+    cpu.kind = PK_BACKEND_CPU;
+    if (pk_deepmd_set_backend(dp, &cpu, st)) {
+        pk_deepmd_destroy(dp);
+        return NULL;
+    }
     return dp;
 }
 
@@ -143,7 +152,7 @@ double pk_deepmd_cutoff(const pk_deepmd *dp) { return dp->m.rcut; }
 size_t pk_deepmd_memory(const pk_deepmd *dp)
 {
     size_t b = dp->tab.bytes + dp->mtype.bytes + dp->v9.bytes + dp->facc.copies.bytes +
-               dp->vacc.copies.bytes;
+               dp->vacc.copies.bytes + (size_t)pk_backend_memory(&dp->backend);
     for (int t = 0; t < dp->nthreads; t++)
         b += dp->th[t].cand.bytes + dp->th[t].nbr.bytes + dp->th[t].work.bytes;
     return b;
@@ -271,6 +280,14 @@ static pk_code prepare_threads(pk_deepmd *dp, int nth, int maxnb, pk_status *st)
 
 pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk_out *out,
                           double (*vatom9)[9], pk_status *st)
+{
+    const pk_deepmd_args args = {.atoms = at, .nl = nl, .vatom9 = vatom9};
+    pk_status_clear(st);
+    return pk_backend_compute(&dp->backend, dp, &args, out, st);
+}
+
+pk_code dp_compute_cpu(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk_out *out,
+                       double (*vatom9)[9], pk_status *st)
 {
     const dp_model *m = &dp->m;
     const int nall = at->nlocal + at->nghost;

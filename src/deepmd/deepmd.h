@@ -42,6 +42,7 @@
  *   pk_deepmd_type_index(dp, "O") for each pair_coeff name -> model type (or -1)
  *   pk_deepmd_set_type_map(dp, ntypes_lammps, map, &st);    map[t-1] for LAMMPS type t
  *   cutoff for the neighbour request: pk_deepmd_cutoff(dp) (a FULL list, newton on)
+ *   pk_deepmd_set_backend(dp, &request, &st);               optional: cpu until then
  *   each step: pk_deepmd_compute(dp, &atoms, &full_list, &out, NULL, &st);
  *              forces/eatom/vatom land on owned and ghost atoms: reverse-communicate them
  *   end of run: pk_deepmd_overflow(dp, &n, max_per_type) -> warn once if n > 0
@@ -53,6 +54,7 @@
 
 #include <stddef.h>
 
+#include "pk_backend.h"
 #include "pk_log.h"
 #include "pk_status.h"
 #include "pk_views.h"
@@ -83,7 +85,7 @@ const char *pk_deepmd_type_name(const pk_deepmd *dp, int t);
 /* Model type index of a type_map name, or -1. */
 int pk_deepmd_type_index(const pk_deepmd *dp, const char *name);
 double pk_deepmd_cutoff(const pk_deepmd *dp);
-/* Bytes held by tables and workspaces (not the network weights). */
+/* Bytes held by tables, workspaces and the backend (not the network weights). */
 size_t pk_deepmd_memory(const pk_deepmd *dp);
 
 /* map[t-1] = model type of LAMMPS type t (1..n), or -1: atoms of that type are neither
@@ -100,6 +102,20 @@ pk_code pk_deepmd_set_type_map(pk_deepmd *dp, int n, const int *map, pk_status *
  * [0] [4] [8] [3] [6] [7]. */
 pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *atoms, const pk_neigh *nl,
                           pk_out *out, double (*vatom9)[9], pk_status *st);
+
+/* Backends (pk_backend.h): one step's inputs as every backend receives them, the backends
+ * by kind (NULL: not written for deepmd/pk) and the choice of one. A loaded model runs on
+ * the cpu backend until pk_deepmd_set_backend chooses another; pk_deepmd_compute runs the
+ * chosen one. */
+typedef struct {
+    const pk_atoms *atoms;
+    const pk_neigh *nl;
+    double (*vatom9)[9];
+} pk_deepmd_args;
+
+extern const pk_backend_ops *const pk_deepmd_backends[PK_BACKEND_COUNT];
+pk_code pk_deepmd_set_backend(pk_deepmd *dp, const pk_backend_request *req, pk_status *st);
+const pk_backend_slot *pk_deepmd_backend(const pk_deepmd *dp);
 
 /* Since load or the last reset: centres that had more neighbours of some type than sel,
  * and the largest neighbour count seen per model type (max_per_type may be NULL). */

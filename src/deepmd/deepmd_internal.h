@@ -227,6 +227,11 @@ struct pk_deepmd {
     pk_buffer v9;      /* per-atom 3x3 virials of one call, then added to the outputs */
     long overflow;
     int *maxseen;
+    pk_backend_slot backend;
 };
+
+/* The portable C kernel behind pk_deepmd_compute: the cpu backend (deepmd_backend.c). */
+pk_code dp_compute_cpu(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk_out *out,
+                       double (*vatom9)[9], pk_status *st);
 
 #endif

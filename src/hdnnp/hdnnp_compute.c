@@ -1,5 +1,6 @@
-/* Driver of hdnnp/pk: loop over centre atoms (OpenMP), symmetry functions, scaling and
- * extrapolation check, element network, force contraction, energy and virial.
+/* Driver of hdnnp/pk: the context, dispatch to its backend, and the cpu backend's loop over
+ * centre atoms (OpenMP): symmetry functions, scaling and extrapolation check, element
+ * network, force contraction, energy and virial.
  *
  * Forces: F_n = -dE_i/dx_n = -sum_s (dE_i/dGs_s) factor_s dG_s/dx_n for every neighbour n of
  * centre i (ghosts included; hdnnp_contract), and F_i = -sum_n F_n (translation invariance).
@@ -31,6 +32,7 @@ struct pk_hdnnp_context {
     size_t new;
     long ewcount;
     double t_sf, t_nn, t_f;
+    pk_backend_slot backend;
 };
 
 pk_code pk_hdnnp_context_create(const pk_hdnnp_model *m, pk_hdnnp_context **out, pk_status *st)
@@ -43,9 +45,24 @@ pk_code pk_hdnnp_context_create(const pk_hdnnp_model *m, pk_hdnnp_context **out,
         return pk_fail(st, PK_ERR_MEMORY, "out of memory creating the hdnnp/pk context");
     }
     c->m = m;
+    pk_backend_request cpu;
+    pk_backend_request_default(&cpu);
+    cpu.kind = PK_BACKEND_CPU;
+    if (pk_hdnnp_set_backend(c, &cpu, st)) {
+        pk_hdnnp_context_free(c);
+        return st->code;
+    }
     *out = c;
     return PK_OK;
 }
+
+pk_code pk_hdnnp_set_backend(pk_hdnnp_context *c, const pk_backend_request *req, pk_status *st)
+{
+    pk_status_clear(st);
+    return pk_backend_select(&c->backend, "hdnnp/pk", pk_hdnnp_backends, c, req, st);
+}
+
+const pk_backend_slot *pk_hdnnp_backend(const pk_hdnnp_context *c) { return &c->backend; }
 
 static void free_threads(pk_hdnnp_context *c)
 {
@@ -61,6 +78,7 @@ static void free_threads(pk_hdnnp_context *c)
 void pk_hdnnp_context_free(pk_hdnnp_context *c)
 {
     if (!c) return;
+    pk_backend_release(&c->backend);
     free_threads(c);
     pk_accum_free(&c->facc);
     pk_accum_free(&c->vacc);
@@ -70,7 +88,8 @@ void pk_hdnnp_context_free(pk_hdnnp_context *c)
 
 size_t pk_hdnnp_memory_usage(const pk_hdnnp_context *c)
 {
-    size_t b = c->facc.copies.bytes + c->vacc.copies.bytes + sizeof(pk_hdnnp_ew) * PK_HDNNP_EW_KEEP;
+    size_t b = c->facc.copies.bytes + c->vacc.copies.bytes +
+               sizeof(pk_hdnnp_ew) * PK_HDNNP_EW_KEEP + (size_t)pk_backend_memory(&c->backend);
     for (int t = 0; t < c->nthreads; t++) {
         const hdnnp_scratch *s = &c->th[t].s;
         b += s->env_buf.bytes + s->raw_buf.bytes + s->sf_buf.bytes + s->tmp_buf.bytes +
@@ -177,6 +196,14 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
 
 pk_code pk_hdnnp_compute(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
                          const int *t2e, pk_out *out, pk_status *st)
+{
+    const pk_hdnnp_args args = {.atoms = atoms, .nl = nl, .type_to_element = t2e};
+    pk_status_clear(st);
+    return pk_backend_compute(&c->backend, c, &args, out, st);
+}
+
+pk_code hdnnp_compute_cpu(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
+                          const int *t2e, pk_out *out, pk_status *st)
 {
     pk_status_clear(st);
     const int nthreads = pk_max_threads();

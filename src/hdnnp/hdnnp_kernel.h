@@ -45,16 +45,19 @@ HDNNP_V4_INLINE hdnnp_v4 v4_select(hdnnp_v4i mask, hdnnp_v4 v)
 
 HDNNP_V4_INLINE double v4_sum(hdnnp_v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
 
-/* Bit l set where lane l of a comparison mask is true (one instruction with AVX). */
-HDNNP_V4_INLINE int v4_mask_bits(hdnnp_v4i m)
+/* m ? a : b lane by lane, for the lane masks of vector comparisons */
+HDNNP_V4_INLINE hdnnp_v4 v4_blend(hdnnp_v4i m, hdnnp_v4 a, hdnnp_v4 b)
 {
-#if defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
-    return __builtin_ia32_movmskpd256((hdnnp_v4)m);
-#else
-    const hdnnp_v4i b = m & (hdnnp_v4i){1, 2, 4, 8};
-    return (int)((b[0] | b[1]) | (b[2] | b[3]));
-#endif
+    return (hdnnp_v4)((m & (hdnnp_v4i)a) | (~m & (hdnnp_v4i)b));
 }
+
+/* v4_mask_bits (bit l set where lane l of a comparison mask is true), v4_max and v4_min
+ * (lane by lane): one AVX instruction each where GCC targets AVX, portable elsewhere. */
+#if defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
+#include "hdnnp_v4_avx.h"
+#else
+#include "hdnnp_v4_generic.h"
+#endif
 
 /* (v[i[0]], v[i[1]], v[i[2]], v[i[3]]) */
 HDNNP_V4_INLINE hdnnp_v4 v4_gather(const double *v, const int *i)
@@ -172,5 +175,9 @@ double hdnnp_network_eval(const hdnnp_network *net, const double *Gs, double *dE
 size_t hdnnp_network_work_size(const hdnnp_network *net);
 
 void hdnnp_scratch_free(hdnnp_scratch *s);
+
+/* The portable C driver behind pk_hdnnp_compute: the cpu backend (hdnnp_backend.c). */
+pk_code hdnnp_compute_cpu(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
+                          const int *t2e, pk_out *out, pk_status *st);
 
 #endif

@@ -8,31 +8,6 @@
 #include "hdnnp_kernel.h"
 #include "hdnnp_math.h"
 
-/* m ? a : b lane by lane, for the lane masks of vector comparisons */
-HDNNP_V4_INLINE hdnnp_v4 v4_blend(hdnnp_v4i m, hdnnp_v4 a, hdnnp_v4 b)
-{
-    return (hdnnp_v4)((m & (hdnnp_v4i)a) | (~m & (hdnnp_v4i)b));
-}
-
-/* max(a, b), min(a, b) lane by lane (one instruction each with AVX) */
-HDNNP_V4_INLINE hdnnp_v4 v4_max(hdnnp_v4 a, hdnnp_v4 b)
-{
-#if defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
-    return __builtin_ia32_maxpd256(a, b);
-#else
-    return v4_blend(a > b, a, b);
-#endif
-}
-
-HDNNP_V4_INLINE hdnnp_v4 v4_min(hdnnp_v4 a, hdnnp_v4 b)
-{
-#if defined(__AVX__) && defined(__GNUC__) && !defined(__clang__)
-    return __builtin_ia32_minpd256(a, b);
-#else
-    return v4_blend(a < b, a, b);
-#endif
-}
-
 HDNNP_V4_INLINE hdnnp_v4 v4_sqrt(hdnnp_v4 a)
 {
     return (hdnnp_v4){sqrt(a[0]), sqrt(a[1]), sqrt(a[2]), sqrt(a[3])};

@@ -27,6 +27,7 @@
  *   pk_hdnnp_element_index(model, "H") ...                   // pair_coeff: map types
  *   pk_hdnnp_max_cutoff(model) <= pair cutoff * cflength     // check in init_one
  *   pk_hdnnp_context_create(model, &ctx, &st);
+ *   pk_hdnnp_set_backend(ctx, &request, &st);                // optional: cpu until then
  *   every step:  pk_hdnnp_compute(ctx, &atoms, &full_list, type_to_element, &out, &st);
  *                pk_hdnnp_ew_count(ctx) / pk_hdnnp_ew_get(...)  -> showew, maxew
  *                pk_hdnnp_ew_reset(ctx)                          -> resetew (or every step)
@@ -61,6 +62,7 @@
 
 #include <stddef.h>
 
+#include "pk_backend.h"
 #include "pk_log.h"
 #include "pk_status.h"
 #include "pk_views.h"
@@ -93,8 +95,23 @@ const char *pk_hdnnp_describe_symfunc(const pk_hdnnp_model *model, int element, 
 pk_code pk_hdnnp_context_create(const pk_hdnnp_model *model, pk_hdnnp_context **ctx,
                                 pk_status *st);
 void pk_hdnnp_context_free(pk_hdnnp_context *ctx);
-/* Bytes held by the context's reusable buffers. */
+/* Bytes held by the context's reusable buffers and its backend. */
 size_t pk_hdnnp_memory_usage(const pk_hdnnp_context *ctx);
+
+/* Backends (pk_backend.h): one step's inputs as every backend receives them, the backends
+ * by kind (NULL: not written for hdnnp/pk) and the choice of one per context. A new context
+ * runs on the cpu backend until pk_hdnnp_set_backend chooses another; pk_hdnnp_compute runs
+ * the chosen one. */
+typedef struct {
+    const pk_atoms *atoms;
+    const pk_neigh *nl;
+    const int *type_to_element;
+} pk_hdnnp_args;
+
+extern const pk_backend_ops *const pk_hdnnp_backends[PK_BACKEND_COUNT];
+pk_code pk_hdnnp_set_backend(pk_hdnnp_context *ctx, const pk_backend_request *req,
+                             pk_status *st);
+const pk_backend_slot *pk_hdnnp_backend(const pk_hdnnp_context *ctx);
 
 /* Energy, forces and (optionally) virial, per-atom energy and per-atom virial for the
  * centres nl->ilist[0..inum). Accumulates into out (does not reset it). */

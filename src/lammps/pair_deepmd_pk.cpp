@@ -15,7 +15,6 @@
 
 extern "C" {
 #include "deepmd.h"
-#include "pk_threads.h"
 }
 
 using namespace LAMMPS_NS;
@@ -39,19 +38,23 @@ PairDeepMDPK::~PairDeepMDPK()
   PairKit::free_pair_tables(lmp, this);
 }
 
-/* pair_style deepmd/pk model [tabulate yes|no] [table_step x] [table_rmin r] */
+/* pair_style deepmd/pk model [tabulate yes|no] [table_step x] [table_rmin r]
+ *                      [backend auto|cpu|cuda|sve] [precision double|mixed] [device N] */
 void PairDeepMDPK::settings(int narg, char **arg)
 {
   if (narg < 1)
     error->all(FLERR, "Illegal {} command: expected model.yaml|model.dp [tabulate yes|no] "
-                      "[table_step x] [table_rmin r]", STYLE);
+                      "[table_step x] [table_rmin r] [backend auto|cpu|cuda|sve] "
+                      "[precision double|mixed] [device N]", STYLE);
   path = arg[0];
   pk_deepmd_options o;
   pk_deepmd_options_default(&o);
   tabulate = o.tabulate;
   table_step = o.table_step;
   table_rmin = o.table_rmin;
+  backend = PairKit::BackendArgs();
   for (int iarg = 1; iarg < narg; iarg += 2) {
+    if (PairKit::parse_backend_keyword(lmp, STYLE, narg, arg, iarg, backend)) continue;
     if (iarg + 1 >= narg)
       error->all(FLERR, "Illegal {} command: keyword {} needs a value", STYLE, arg[iarg]);
     if (strcmp(arg[iarg], "tabulate") == 0)
@@ -61,8 +64,8 @@ void PairDeepMDPK::settings(int narg, char **arg)
     else if (strcmp(arg[iarg], "table_rmin") == 0)
       table_rmin = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
     else
-      error->all(FLERR, "Illegal {} keyword: {} (expected tabulate, table_step or table_rmin)",
-                 STYLE, arg[iarg]);
+      error->all(FLERR, "Illegal {} keyword: {} (expected tabulate, table_step, table_rmin, "
+                        "backend, precision or device)", STYLE, arg[iarg]);
   }
   if (!(table_step > 0.0))
     error->all(FLERR, "{}: table_step must be > 0 (got {})", STYLE, table_step);
@@ -142,15 +145,20 @@ void PairDeepMDPK::init_style()
   neighbor->add_request(this, NeighConst::REQ_FULL);
   pk_deepmd_overflow_reset(model);
 
+  const pk_backend_request req = PairKit::backend_request(lmp, STYLE, backend);
+  pk_status st;
+  pk_status_clear(&st);
+  pk_deepmd_set_backend(model, &req, &st);
+  PairKit::check(lmp, STYLE, st, true);
+
   if (comm->me == 0) {
+    const pk_backend_slot *slot = pk_deepmd_backend(model);
     std::string kernel = tabulate ? fmt::format("tabulated kernel (table_step {}, table_rmin {})",
                                                 table_step, table_rmin)
                                   : std::string("exact kernel");
-    utils::logmesg(lmp,
-                   "{}: model {} ({} types, rcut {}), portable C backend, double precision, "
-                   "{} OpenMP thread(s), {}\n",
-                   STYLE, path, pk_deepmd_ntypes(model), pk_deepmd_cutoff(model),
-                   pk_max_threads(), kernel);
+    utils::logmesg(lmp, "{}: model {} ({} types, rcut {}), {}, {}\n", STYLE, path,
+                   pk_deepmd_ntypes(model), pk_deepmd_cutoff(model),
+                   PairKit::backend_text(slot->info, slot->note), kernel);
   }
 }
 

@@ -1,5 +1,6 @@
 /* LAMMPS adapter for deepmd/pk: DeePMD-kit se_e2_a models (src/deepmd/deepmd.h).
  *   pair_style deepmd/pk model.yaml|model.dp [tabulate yes|no] [table_step x] [table_rmin r]
+ *                        [backend auto|cpu|cuda|sve] [precision double|mixed] [device N]
  *   pair_coeff * * O H        (type_map names per LAMMPS type, NULL for none; no names:
  *                              LAMMPS type t = model type t, as DeePMD-kit's pair_style deepmd)
  * Thin layer: arguments, type mapping, a full neighbour list (newton pair on), LAMMPS
@@ -8,6 +9,7 @@
 #define PK_PAIR_DEEPMD_PK_H
 
 #include "pair.h"
+#include "pk_adapter.h"
 
 #include <string>
 
@@ -33,6 +35,7 @@ class PairDeepMDPK : public Pair {
   int tabulate;
   double table_step;
   double table_rmin;    // shortest distance the fine table range covers (Angstrom)
+  PairKit::BackendArgs backend;    // chosen in init_style; a run-time setting, not restarted
 };
 
 }    // namespace LAMMPS_NS

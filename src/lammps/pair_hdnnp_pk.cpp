@@ -44,12 +44,14 @@ PairHDNNPPK::~PairHDNNPPK()
   PairKit::free_pair_tables(lmp, this);
 }
 
-/* pair_style hdnnp/pk cutoff [keyword value] ...  (keywords and defaults of LAMMPS hdnnp) */
+/* pair_style hdnnp/pk cutoff [keyword value] ...  (keywords and defaults of LAMMPS hdnnp,
+ * and backend, precision, device) */
 void PairHDNNPPK::settings(int narg, char **arg)
 {
   if (narg < 1)
     error->all(FLERR, "Illegal {} command: expected cutoff [dir D] [showew yes|no] "
-                      "[showewsum N] [maxew N] [resetew yes|no] [cflength X] [cfenergy Y]",
+                      "[showewsum N] [maxew N] [resetew yes|no] [cflength X] [cfenergy Y] "
+                      "[backend auto|cpu|cuda|sve] [precision double|mixed] [device N]",
                STYLE);
   cutoff = utils::numeric(FLERR, arg[0], false, lmp);
   dir = "hdnnp/";
@@ -59,7 +61,9 @@ void PairHDNNPPK::settings(int narg, char **arg)
   resetew = false;
   cflength = 1.0;
   cfenergy = 1.0;
+  backend = PairKit::BackendArgs();
   for (int iarg = 1; iarg < narg; iarg += 2) {
+    if (PairKit::parse_backend_keyword(lmp, STYLE, narg, arg, iarg, backend)) continue;
     const char *key = arg[iarg];
     if (iarg + 1 >= narg)
       error->all(FLERR, "Illegal {} command: keyword {} needs a value", STYLE, key);
@@ -80,7 +84,7 @@ void PairHDNNPPK::settings(int narg, char **arg)
       cfenergy = utils::numeric(FLERR, value, false, lmp);
     else
       error->all(FLERR, "Illegal {} keyword: {} (expected dir, showew, showewsum, maxew, "
-                        "resetew, cflength or cfenergy)", STYLE, key);
+                        "resetew, cflength, cfenergy, backend, precision or device)", STYLE, key);
   }
   if (!(cutoff > 0.0)) error->all(FLERR, "{}: cutoff must be > 0 (got {})", STYLE, cutoff);
   if (showewsum < 0) error->all(FLERR, "{}: showewsum must be >= 0 (got {})", STYLE, showewsum);
@@ -169,7 +173,14 @@ void PairHDNNPPK::init_style()
 
   neighbor->add_request(this, NeighConst::REQ_FULL);
 
+  const pk_backend_request req = PairKit::backend_request(lmp, STYLE, backend);
+  pk_status st;
+  pk_status_clear(&st);
+  pk_hdnnp_set_backend(ctx, &req, &st);
+  PairKit::check(lmp, STYLE, st, true);
+
   if (comm->me == 0) {
+    const pk_backend_slot *slot = pk_hdnnp_backend(ctx);
     std::string types;
     for (int i = 1; i <= atom->ntypes; i++)
       types += fmt::format(" {}:{}", i,
@@ -178,10 +189,9 @@ void PairHDNNPPK::init_style()
                                : pk_hdnnp_element_symbol(model, type_to_element[i]));
     utils::logmesg(lmp,
                    "{}: model {} (cutoff {} model length units = {:.8g} LAMMPS length units; "
-                   "cflength {}, cfenergy {}), types{}; portable C backend, double precision, "
-                   "{} OpenMP thread(s)\n",
+                   "cflength {}, cfenergy {}), types{}; {}\n",
                    STYLE, dir, pk_hdnnp_max_cutoff(model), pk_hdnnp_max_cutoff(model) / cflength,
-                   cflength, cfenergy, types, pk_max_threads());
+                   cflength, cfenergy, types, PairKit::backend_text(slot->info, slot->note));
   }
 }
 

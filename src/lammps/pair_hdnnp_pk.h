@@ -2,6 +2,7 @@
  * directories (src/hdnnp/pk_hdnnp.h), a drop-in for LAMMPS `hdnnp`:
  *   pair_style hdnnp/pk cutoff [dir D] [showew yes|no] [showewsum N] [maxew N]
  *                              [resetew yes|no] [cflength X] [cfenergy Y]
+ *                              [backend auto|cpu|cuda|sve] [precision double|mixed] [device N]
  *   pair_coeff * * H O        (element per LAMMPS type, NULL for none)
  * Thin layer: arguments, type mapping, a full neighbour list (newton pair on), unit
  * conversion (positions x cflength into the model, energies / cfenergy back), energy/virial
@@ -10,6 +11,7 @@
 #define PK_PAIR_HDNNP_PK_H
 
 #include "pair.h"
+#include "pk_adapter.h"
 
 #include <string>
 #include <vector>
@@ -39,6 +41,7 @@ class PairHDNNPPK : public Pair {
   bool showew, resetew;
   bigint showewsum, maxew;
   std::vector<int> type_to_element;    // by LAMMPS type (entry 0 unused), -1 for NULL
+  PairKit::BackendArgs backend;        // chosen in init_style; a run-time setting, not restarted
 
   // Positions in model length units and forces in model units, owned + ghost atoms.
   double **x_model, **f_model;

@@ -2,7 +2,9 @@
 the problem (and, for model files, the file, the line where YAML has one, and the key) --
 never a crash, a hang or NaN forces. Plus the warnings: more neighbours than sel (once per
 run, with the counts) and atoms closer than the embedding table covers (an error naming the
-atom and the distance, which table_rmin or tabulate no cure).
+atom and the distance, which table_rmin or tabulate no cure). And the backend choice: a
+backend or precision that cannot run here, from the input or PAIRKIT_BACKEND, is an error
+that says why; the log line names the backend that runs.
 
 Models: DeePMD-kit's deeppot_sea.yaml (reference/deepmd) and copies of it with one thing
 broken; a file that is not YAML; a file with the HDF5 signature that is not HDF5."""
@@ -115,7 +117,19 @@ CASES = [
      ["Expected boolean parameter instead of 'maybe'"]),
     ("table_step not a number", script("deepmd/pk model.yaml table_step x"), {},
      ["Expected floating point parameter instead of 'x'"]),
+    ("precision mixed on the cpu backend",
+     script("deepmd/pk model.yaml backend cpu precision mixed"), {},
+     ["precision mixed is not available on the cpu backend of deepmd/pk"]),
+    ("unknown backend", script("deepmd/pk model.yaml tabulate no backend bogus"), {},
+     ["unknown backend 'bogus': expected auto, cpu, cuda or sve"]),
+    ("backend without value", script("deepmd/pk model.yaml backend"), {},
+     ["backend needs a value"]),
 ]
+# With CUDA built (PK_CUDA_BUILT=1, set by CMake) backend cuda may run; without, it must say so.
+if os.environ.get("PK_CUDA_BUILT") != "1":
+    CASES.append(("backend cuda in a build without CUDA",
+                  script("deepmd/pk model.yaml backend cuda"), {},
+                  ["backend cuda cannot run: this PairKit was built without cuda"]))
 
 chk = Checker()
 for what, text, files, pieces in CASES:
@@ -133,6 +147,13 @@ for what, text, files, pieces in CASES:
 res = run(script(), files={"model.yaml": MODEL_TEXT, "data.water": DATA}, timeout=120)
 chk.check("ERROR" not in res.output and "WARNING" not in res.output.split("Loop time")[-1],
           "good input: no error or warning")
+chk.contains(res.output, "rcut 6), cpu backend, double precision", "good input: log line")
+
+# A bad backend in the environment is refused, not ignored.
+res = run(script(), files={"model.yaml": MODEL_TEXT, "data.water": DATA},
+          env_extra={"PAIRKIT_BACKEND": "bogus"}, expect_fail=True, timeout=120)
+chk.contains(res.output, "ERROR: pair_style deepmd/pk: environment variable "
+             "PAIRKIT_BACKEND='bogus'", "PAIRKIT_BACKEND=bogus")
 
 # An H atom 0.05 A from its O: beyond the table (default table_rmin 0.5 A covers s up to
 # 5x its fine range, r ~ 0.09 A): an error naming the atom, the neighbour and the distance.

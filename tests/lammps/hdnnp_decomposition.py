@@ -43,8 +43,8 @@ chk = Checker()
 for label, kwargs in (("2 MPI ranks", {"nprocs": 2}),
                       ("2 OpenMP threads", {"env_extra": {"OMP_NUM_THREADS": "2"}})):
     got = run(text, files=files, timeout=300, **kwargs)
-    chk.contains(got.output, "2 OpenMP thread(s)" if "threads" in label else "1 OpenMP thread(s)",
-                 f"{label}: log line")
+    chk.contains(got.output, "CPU, 2 OpenMP threads" if "threads" in label
+                 else "CPU, 1 OpenMP thread", f"{label}: log line")
     g0, g5 = got.dump("dump0.atoms"), got.dump("dump5.atoms")
     chk.check(sorted(g0) == sorted(ref0) and sorted(g5) == sorted(ref5), f"{label}: same atoms")
     diffs = {

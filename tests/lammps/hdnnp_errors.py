@@ -2,7 +2,9 @@
 message names the file, line or argument and the problem (never a crash, a hang or NaN).
 
 Model-file cases run on copies of the reference model written into the run directory
-(`dir .`) with one defect each. Extrapolation beyond maxew is in hdnnp_extrapolation.py."""
+(`dir .`) with one defect each. Extrapolation beyond maxew is in hdnnp_extrapolation.py.
+The backend choice: a backend or precision that cannot run here, from the input or
+PAIRKIT_BACKEND, is an error that says why; the log line names the backend that runs."""
 import os
 
 from hdnnp_common import REF, reference_data, script
@@ -60,7 +62,7 @@ CASES = [
      "expected pair_coeff * * followed by 2 element name(s) or NULL"),
     ("unknown keyword", GOOD + " showEW yes", "* * H O", model(),
      "Illegal pair_style hdnnp/pk keyword: showEW (expected dir, showew, showewsum, maxew, "
-     "resetew, cflength or cfenergy)"),
+     "resetew, cflength, cfenergy, backend, precision or device)"),
     ("missing value", GOOD + " maxew", "* * H O", model(),
      "Illegal pair_style hdnnp/pk command: keyword maxew needs a value"),
     ("bad number", GOOD.replace("cflength 1.8897261328", "cflength 1.88x"), "* * H O", model(),
@@ -72,7 +74,16 @@ CASES = [
     ("non-positive cfenergy", GOOD.replace("cfenergy 0.0367493254", "cfenergy 0"), "* * H O",
      model(), "cfenergy must be > 0 (got 0)"),
     ("no cutoff", "hdnnp/pk", "* * H O", model(), "expected cutoff [dir D] [showew yes|no]"),
+    ("precision mixed on the cpu backend", GOOD + " backend cpu precision mixed", "* * H O",
+     model(), "precision mixed is not available on the cpu backend of hdnnp/pk"),
+    ("unknown backend", GOOD.replace("showew no", "backend bogus showew no"), "* * H O", model(),
+     "unknown backend 'bogus': expected auto, cpu, cuda or sve"),
+    ("device without value", GOOD + " device", "* * H O", model(), "device needs a value"),
 ]
+# With CUDA built (PK_CUDA_BUILT=1, set by CMake) backend cuda may run; without, it must say so.
+if os.environ.get("PK_CUDA_BUILT") != "1":
+    CASES.append(("backend cuda in a build without CUDA", GOOD + " backend cuda", "* * H O",
+                  model(), "backend cuda cannot run: this PairKit was built without cuda"))
 
 chk = Checker()
 data = {"water.data": reference_data()}
@@ -87,4 +98,12 @@ for what, style, coeff, files, needle in CASES:
 res = run(script(style=GOOD, extra="run 0").replace("units metal", "units metal\nnewton off"),
           files={**data, **model()}, expect_fail=True, timeout=120)
 chk.contains(res.output, "ERROR: pair_style hdnnp/pk requires newton pair on", "newton off")
+
+# A bad backend in the environment is refused, not ignored; the good input names its backend.
+res = run(script(style=GOOD, extra="run 0"), files={**data, **model()},
+          env_extra={"PAIRKIT_BACKEND": "bogus"}, expect_fail=True, timeout=120)
+chk.contains(res.output, "ERROR: pair_style hdnnp/pk: environment variable "
+             "PAIRKIT_BACKEND='bogus'", "PAIRKIT_BACKEND=bogus")
+res = run(script(style=GOOD, extra="run 0"), files={**data, **model()}, timeout=120)
+chk.contains(res.output, "types 1:H 2:O; cpu backend, double precision", "good input: log line")
 chk.finish()

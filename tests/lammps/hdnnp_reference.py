@@ -33,7 +33,7 @@ RUNS = [("metal units (cflength/cfenergy)", STYLE, reference_data(), CFENERGY,
          reference_data(scale=1.0), 1.0, 1.0)]
 for label, style, data, e_factor, f_factor in RUNS:
     res = run(script(style=style, extra=OUTPUT), files={"water.data": data}, timeout=300)
-    chk.contains(res.output, "portable C backend, double precision", f"{label}: log line")
+    chk.contains(res.output, "cpu backend, double precision", f"{label}: log line")
     energy = res.thermo()[-1]["PotEng"] * e_factor
     rows = res.dump("dump.atoms")
     chk.check(len(rows) == len(f_ref), f"{label}: {len(rows)} atoms dumped")

@@ -12,6 +12,7 @@
  * (HDF5) files hold the same models and must give the same bits as the .yaml ones. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dp_run.h"
 #include "pk_test.h"
@@ -74,7 +75,10 @@ static void one_model(const char *name, int fd)
     char dpf[64];
     snprintf(dpf, sizeof dpf, "synth_%s.dp", name);
     pk_deepmd *h5 = dp_load_path(data_path(dpf), 0, 0, &st);
-    PK_CHECK(h5 != NULL, "%s", st.msg);
+    if (!h5 && st.code == PK_ERR_UNSUPPORTED && strstr(st.msg, "built without HDF5"))
+        printf("model %s: .dp comparison skipped: %s\n", name, st.msg);
+    else
+        PK_CHECK(h5 != NULL, "%s", st.msg);
     if (h5) {
         int type[64];
         for (int i = 0; i < cs[0].natoms; i++) type[i] = cs[0].atype[i] + 1;

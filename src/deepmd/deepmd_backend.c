@@ -1,0 +1,34 @@
+/* deepmd/pk backends (pk_backend.h): the portable C kernel as the cpu backend, and the
+ * choice of a model's backend. */
+#include "deepmd_internal.h"
+
+static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *out,
+                           pk_status *st)
+{
+    (void)state;
+    const pk_deepmd_args *a = args;
+    return dp_compute_cpu(model, a->atoms, a->nl, out, a->vatom9, st);
+}
+
+static const pk_backend_ops cpu_backend = {
+    .kind = PK_BACKEND_CPU,
+    .precisions = PK_PRECISION_BIT(PK_PRECISION_DOUBLE),
+    .available = NULL,
+    .init = pk_backend_cpu_init,
+    .compute = cpu_compute,
+    .memory = NULL,
+    .release = NULL,
+};
+
+/* cuda and sve: not written yet */
+const pk_backend_ops *const pk_deepmd_backends[PK_BACKEND_COUNT] = {
+    [PK_BACKEND_CPU] = &cpu_backend,
+};
+
+pk_code pk_deepmd_set_backend(pk_deepmd *dp, const pk_backend_request *req, pk_status *st)
+{
+    pk_status_clear(st);
+    return pk_backend_select(&dp->backend, "deepmd/pk", pk_deepmd_backends, dp, req, st);
+}
+
+const pk_backend_slot *pk_deepmd_backend(const pk_deepmd *dp) { return &dp->backend; }

@@ -1,0 +1,109 @@
+/* Backend agreement for deepmd/pk (pk_agree.h): the backend named on the command line
+ * against the cpu backend on a periodic 81-atom water box with DeePMD-kit's deeppot_sea
+ * model, with the tabulated and the exact kernel. Forces, energy, virial, per-atom energy
+ * and both per-atom virials, on owned and ghost atoms (before reverse communication, so a
+ * backend must place each contribution where the cpu backend does); reruns bitwise equal;
+ * forces bitwise the same whether or not energy and virials are asked for. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "dp_run.h"
+#include "pk_agree.h"
+
+enum { NAT = 81 };
+
+/* Double precision: a backend may sum neighbours, centres and threads in another order,
+ * which moves results by round-off (~1e-15 relative per sum); 1e-10 leaves room for that
+ * and still catches any wrong term. Elements near zero (cancelling force components,
+ * off-diagonal virials) are measured against AGREE_FLOOR times the largest of their array. */
+static const double AGREE_RTOL = 1e-10;
+static const double AGREE_FLOOR = 1e-3;
+
+typedef struct {
+    double energy, virial[6];
+    double *f, *eatom, *vatom, *v9;
+} run_out;
+
+/* One evaluation: everything requested (all = 1) or forces alone. */
+static void run(pk_deepmd *dp, const dp_sys *s, int all, run_out *r)
+{
+    const size_t na = (size_t)s->nall;
+    r->f = calloc(3 * na, sizeof(double));
+    r->eatom = all ? calloc(na, sizeof(double)) : NULL;
+    r->vatom = all ? calloc(6 * na, sizeof(double)) : NULL;
+    r->v9 = all ? calloc(9 * na, sizeof(double)) : NULL;
+    pk_out out = {.f = (double (*)[3])r->f, .want_energy = all, .want_virial = all,
+                  .eatom = r->eatom, .vatom = (double (*)[6])r->vatom};
+    pk_status st;
+    PK_CHECK(pk_deepmd_compute(dp, &s->atoms, &s->nl, &out, (double (*)[9])r->v9, &st) == PK_OK,
+             "compute: %s", st.msg);
+    r->energy = out.energy;
+    memcpy(r->virial, out.virial, sizeof r->virial);
+}
+
+static void run_free(run_out *r)
+{
+    free(r->f);
+    free(r->eatom);
+    free(r->vatom);
+    free(r->v9);
+}
+
+static void agree(const char *what, const double *got, const double *want, size_t n)
+{
+    double largest = 0.0;
+    for (size_t k = 0; k < n; k++) largest = fmax(largest, fabs(want[k]));
+    pk_agree_close(what, got, want, n, AGREE_RTOL, AGREE_FLOOR * largest);
+}
+
+int main(int argc, char **argv)
+{
+    pk_backend_request req, cpu;
+    const int code = pk_agree_start(argc, argv, "deepmd/pk", pk_deepmd_backends, &req);
+    if (code >= 0) return code;
+    pk_backend_request_default(&cpu);
+    cpu.kind = PK_BACKEND_CPU;
+
+    double x[3 * NAT], L = 9.3, box[9] = {L, 0, 0, 0, L, 0, 0, 0, L};
+    int type[NAT];
+    dp_water(3, L, 3, x, type);
+    dp_sys s;
+    dp_sys_build(&s, NAT, x, type, box, 7.0);
+    const size_t na = (size_t)s.nall;
+
+    for (int tabulate = 1; tabulate >= 0; tabulate--) {
+        printf("%s kernel:\n", tabulate ? "tabulated" : "exact");
+        pk_status st;
+        pk_deepmd *dp = dp_load(tabulate, 0.01, &st);
+        PK_CHECK(dp != NULL, "load: %s", st.msg);
+        if (!dp) break;
+        run_out want, got, again, forces;
+        PK_CHECK(pk_deepmd_set_backend(dp, &cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
+        run(dp, &s, 1, &want);
+        PK_CHECK(pk_deepmd_set_backend(dp, &req, &st) == PK_OK, "%s backend: %s", argv[1],
+                 st.msg);
+        const pk_backend_kind kind = pk_deepmd_backend(dp)->info.kind;
+        PK_CHECK((int)kind == req.kind, "backend %s chosen, asked for %s",
+                 pk_backend_name(kind), argv[1]);
+        run(dp, &s, 1, &got);
+        run(dp, &s, 1, &again);
+        run(dp, &s, 0, &forces);
+
+        agree("forces", got.f, want.f, 3 * na);
+        agree("energy", &got.energy, &want.energy, 1);
+        agree("virial", got.virial, want.virial, 6);
+        agree("per-atom energy", got.eatom, want.eatom, na);
+        agree("per-atom virial", got.vatom, want.vatom, 6 * na);
+        agree("per-atom virial (3x3)", got.v9, want.v9, 9 * na);
+        pk_agree_bitwise("forces, rerun", again.f, got.f, 3 * na);
+        pk_agree_bitwise("forces without energy/virial", forces.f, got.f, 3 * na);
+
+        run_free(&want);
+        run_free(&got);
+        run_free(&again);
+        run_free(&forces);
+        pk_deepmd_destroy(dp);
+    }
+    dp_sys_free(&s);
+    return pk_test_finish();
+}
