@@ -87,18 +87,16 @@ static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *
     }
 }
 
-#if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef AMOEBA_LANES_AVX
 /* keep_entries four entries at a time (entries_rows4), the kept entries and their marks
- * moved to the front by the permutation of keep4 and stored whole (the storage has room for
- * three entries more than kept). Returns where the scalar rest starts. */
+ * moved to the front by the permutations of keep4 and keep4_bytes and stored whole (the
+ * storage has room for three entries more than kept). Returns where the scalar rest starts.
+ * Only where those are single permutes (amoeba_lanes_avx.h). */
 static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, const lane4 *x4,
                          lane4 xi, double cut2, double hcut2, kept *o)
 {
     const lane4 c2 = lane4_bcast(cut2), h2 = lane4_bcast(hcut2);
     static const unsigned char unmarked[4] = {0, 0, 0, 0};
-    /* bytes 0, 4, 8, 12 (each lane's low byte) to the front */
-    const __m128i low_bytes = _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
-                                            -1, -1, -1, -1);
     int j = 0;
     for (; j + 4 <= nn; j += 4) {
         lane4 dx, dy, dz;
@@ -109,13 +107,7 @@ static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, con
         const unsigned pc = flags4_mask(marks);
         const unsigned keep = (~far & 15u) | pc;
         keep4(jlist + j, keep, o->e + o->n);
-        /* the marks alike: widened to 32-bit lanes, permuted, narrowed back */
-        int m4;
-        memcpy(&m4, marks, sizeof m4);
-        const __m128 m = _mm_castsi128_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(m4)));
-        const __m128i front = _mm_castps_si128(_mm_permutevar_ps(m, keep4_order(keep)));
-        m4 = _mm_cvtsi128_si32(_mm_shuffle_epi8(front, low_bytes));
-        memcpy(o->mk + o->n, &m4, sizeof m4);
+        keep4_bytes(marks, keep, o->mk + o->n);   /* the marks alike */
         o->beyond += __builtin_popcount(pc & far);
         o->n += __builtin_popcount(keep);
         if (o->h) {
@@ -172,7 +164,7 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
             if (o.n < 0) o.n = o.nh = first[ii];
             const int n0 = o.n, nh0 = o.nh;
             int jj = 0;
-#if defined __AVX__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef AMOEBA_LANES_AVX
             jj = keep_entries4(jlist, nn, pcf, x4, x4[i], cut2, hcut2, &o);
 #endif
             keep_entries(jlist, jj, nn, pcf, x4, x4[i], cut2, hcut2, &o);

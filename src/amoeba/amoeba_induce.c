@@ -32,10 +32,6 @@
 #include "amoeba_internal.h"
 #include "amoeba_lanes.h"
 
-#ifdef __AVX__
-#include <immintrin.h>
-#endif
-
 #define POLMIN 1.0e-8   /* smallest polarizability used as a PCG weight (LAMMPS) */
 
 void pk_amoeba_induce_work_free(pk_amoeba_induce_work *w)
@@ -203,18 +199,6 @@ static inline __attribute__((always_inline)) void pair_kernels(const field_ctx *
     }
 }
 
-/* sqrt(x) where x > 0, else 0 */
-static inline lane4 lane4_sqrt_pos(lane4 x)
-{
-#ifdef __AVX__
-    const lane4 r = (lane4)_mm256_sqrt_pd((__m256d)x);
-#else
-    lane4 r;
-    for (int l = 0; l < 4; l++) r[l] = sqrt(x[l]);
-#endif
-    return (lane4)((long4)r & (x > lane4_bcast(0.0)));
-}
-
 /* Add four pairs' fields f[d] (component d, d then p set, of each pair) to the rows of
  * their partners k[0..3] of fl: transposed into rows {dx dy dz px} and {py pz}, two wide
  * additions per partner. */
@@ -333,8 +317,9 @@ static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int np
 
 /* Move the entries S_PX..S_PCOL of the preconditioner pairs (pc[j] = 1) to the front of
  * the arrays, in order; returns how many there are. In place: a group's entries go no
- * further than its own place. */
-#if defined __AVX2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+ * further than its own place. By groups of four where keep4_lane4 is one permute
+ * (amoeba_lanes_avx.h), else entry by entry. */
+#ifdef AMOEBA_LANES_AVX2
 static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
 {
     int np = 0;
@@ -459,48 +444,6 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
 }
 
 /* ---- PCG products ----------------------------------------------------------------------- */
-
-/* Lane moves of the products. With AVX they are written as intrinsics so that they compile
- * to broadcasting and duplicating loads and blends, which cost no shuffle unit: GCC turns
- * the equivalent generic shuffles into cross-lane permutes, which on Zen 3 take a slot of
- * an FMA pipe each. */
-static inline lane4 lane4_bcast2(const double *p)   /* {p0 p1 p0 p1} */
-{
-#ifdef __AVX__
-    return (lane4)_mm256_broadcast_pd((const __m128d *)p);
-#else
-    const lane2 h = lane2_load(p);
-    return __builtin_shufflevector(h, h, 0, 1, 0, 1);
-#endif
-}
-
-static inline lane4 lane4_dup_even(const double *p)   /* {p0 p0 p2 p2} */
-{
-#ifdef __AVX__
-    return (lane4)_mm256_movedup_pd(_mm256_loadu_pd(p));
-#else
-    const lane4 v = lane4_load(p);
-    return __builtin_shufflevector(v, v, 0, 0, 2, 2);
-#endif
-}
-
-static inline lane4 lane4_blend(lane4 a, lane4 b)   /* {a0 a1 b2 b3} */
-{
-#ifdef __AVX__
-    return (lane4)_mm256_blend_pd((__m256d)a, (__m256d)b, 12);
-#else
-    return __builtin_shufflevector(a, b, 0, 1, 6, 7);
-#endif
-}
-
-static inline lane2 lane4_high(lane4 a)   /* {a2 a3} */
-{
-#ifdef __AVX__
-    return (lane2)_mm256_extractf128_pd((__m256d)a, 1);
-#else
-    return __builtin_shufflevector(a, a, 2, 3);
-#endif
-}
 
 /* The pairs (i, a) and (i, b) of one atom i, in the lanes {a_d a_p b_d b_p}: components
  * of the two tensors as {t_a t_a t_b t_b}, the partners' rows at byte offsets ka and kb of

@@ -1,6 +1,9 @@
 /* SIMD vectors of four and two doubles (GCC/Clang vector extensions) and the loads, stores
  * and sums that the amoeba pair kernels share (memcpy: unaligned access stays defined and
- * compiles to one vector move). */
+ * compiles to one vector move). The operations with an x86 form (lane4_mask, keep4,
+ * keep4_lane4, lane4_sqrt_pos, the lane moves of the PCG products) come from
+ * amoeba_lanes_avx.h where the compiler targets AVX, and from amoeba_lanes_generic.h (portable
+ * GNU C, the same results) for whatever that does not define, and on every other CPU. */
 #ifndef AMOEBA_LANES_H
 #define AMOEBA_LANES_H
 
@@ -9,12 +12,10 @@
 
 #include "pk_amoeba.h"
 
-#ifdef __AVX__
-#include <immintrin.h>
-#endif
-
 typedef double lane4 __attribute__((vector_size(4 * sizeof(double))));
 typedef double lane2 __attribute__((vector_size(2 * sizeof(double))));
+/* the bits of a lane4, as in the lane masks of vector comparisons */
+typedef long long lane4_bits __attribute__((vector_size(4 * sizeof(long long))));
 
 static inline lane4 lane4_load(const double *p)
 {
@@ -86,18 +87,6 @@ static inline double lane4_sum(lane4 a)
     return (a[0] + a[2]) + (a[1] + a[3]);
 }
 
-/* Bit l set where lane l of a vector comparison (all ones in a lane where true) is. */
-static inline unsigned lane4_mask(lane4 cmp_true)
-{
-#ifdef __AVX__
-    return (unsigned)_mm256_movemask_pd((__m256d)cmp_true);
-#else
-    unsigned m = 0;
-    for (int l = 0; l < 4; l++) m |= (unsigned)(cmp_true[l] != 0.0) << l;   /* all ones: a NaN */
-    return m;
-#endif
-}
-
 /* Bit l set where the 0/1 byte f[l] is 1 (little-endian byte order): byte l times
  * 2^(24 - 7 l) lands on bit 24 + l, the other products on distinct bits, so nothing
  * carries. */
@@ -106,37 +95,6 @@ static inline unsigned flags4_mask(const unsigned char *f)
     uint32_t v;
     memcpy(&v, f, sizeof v);
     return (uint32_t)(v * 0x01020408u) >> 24 & 15u;
-}
-
-#ifdef __AVX__
-/* The 32-bit lanes that bring the lanes l set in keep (4 bits) to the front, in order (for
- * _mm_permutevar_ps). */
-static inline __m128i keep4_order(unsigned keep)
-{
-    static const int front[16][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
-                                     {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
-                                     {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
-                                     {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
-    return _mm_loadu_si128((const __m128i *)front[keep]);
-}
-#endif
-
-/* Store e[l] for the lanes l set in keep (4 bits) at out[0], out[1], ... in order and
- * return how many; out must have room for four (one whole store with AVX). */
-static inline int keep4(const int *e, unsigned keep, int *out)
-{
-#ifdef __AVX__
-    const __m128 v = _mm_permutevar_ps(_mm_loadu_ps((const float *)e), keep4_order(keep));
-    _mm_storeu_ps((float *)out, v);
-    return __builtin_popcount(keep);
-#else
-    int n = 0;
-    for (int l = 0; l < 4; l++) {   /* written always, kept by advancing n */
-        out[n] = e[l];
-        n += keep >> l & 1;
-    }
-    return n;
-#endif
 }
 
 /* The vectors from c to rows[k] for the list entries e[0..3] (k | class bits; rows: a
@@ -156,32 +114,6 @@ static inline void entries_rows4(const lane4 *rows, const int *e, lane4 c, lane4
     *x = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
     *y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
     *z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-}
-
-/* keep4 for doubles: v[l] for the lanes l set in keep at out[0], out[1], ... in order; out
- * must have room for four (one whole store with AVX2). */
-static inline void keep4_lane4(lane4 v, unsigned keep, double *out)
-{
-#if defined __AVX2__ && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    /* the 32-bit halves of the kept lanes to the front (_mm256_permutevar8x32_epi32) */
-#define PK_LANES(a, b, c, d) \
-    {2 * a, 2 * a + 1, 2 * b, 2 * b + 1, 2 * c, 2 * c + 1, 2 * d, 2 * d + 1}
-    static const int perm[16][8] = {
-        PK_LANES(0, 0, 0, 0), PK_LANES(0, 0, 0, 0), PK_LANES(1, 0, 0, 0), PK_LANES(0, 1, 0, 0),
-        PK_LANES(2, 0, 0, 0), PK_LANES(0, 2, 0, 0), PK_LANES(1, 2, 0, 0), PK_LANES(0, 1, 2, 0),
-        PK_LANES(3, 0, 0, 0), PK_LANES(0, 3, 0, 0), PK_LANES(1, 3, 0, 0), PK_LANES(0, 1, 3, 0),
-        PK_LANES(2, 3, 0, 0), PK_LANES(0, 2, 3, 0), PK_LANES(1, 2, 3, 0), PK_LANES(0, 1, 2, 3)};
-#undef PK_LANES
-    const __m256i idx = _mm256_loadu_si256((const __m256i *)perm[keep]);
-    const __m256i x = _mm256_permutevar8x32_epi32(_mm256_castpd_si256((__m256d)v), idx);
-    _mm256_storeu_pd(out, _mm256_castsi256_pd(x));
-#else
-    int n = 0;
-    for (int l = 0; l < 4; l++) {   /* written always, kept by advancing n */
-        out[n] = v[l];
-        n += keep >> l & 1;
-    }
-#endif
 }
 
 /* Six values of four pairs, v[c] = {value c of pair 0, 1, 2, 3}, transposed into each
@@ -217,5 +149,10 @@ static inline void amoeba_add_force_torque4(const lane4 res[6], const int *k, do
         lane2_add(tq[k[l]] + 1, tyz[l]);
     }
 }
+
+#ifdef __AVX__
+#include "amoeba_lanes_avx.h"
+#endif
+#include "amoeba_lanes_generic.h"
 
 #endif
