@@ -13,15 +13,7 @@ static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *o
                            out, st);
 }
 
-static const pk_backend_ops CPU = {
-    .kind = PK_BACKEND_CPU,
-    .precisions = PK_PRECISION_BIT(PK_PRECISION_DOUBLE),
-    .available = NULL,
-    .init = pk_backend_cpu_init,
-    .compute = cpu_compute,
-    .memory = NULL,    /* its workspaces are counted by pk_amoeba_state_bytes */
-    .release = NULL,
-};
+static const pk_backend_ops CPU = PK_BACKEND_CPU_OPS(cpu_compute);
 
 const pk_backend_ops *const pk_amoeba_backends[PK_BACKEND_COUNT] = {[PK_BACKEND_CPU] = &CPU};
 

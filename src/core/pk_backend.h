@@ -111,6 +111,11 @@ double pk_backend_memory(const pk_backend_slot *slot);
  * its OpenMP thread count in info->device. */
 pk_code pk_backend_cpu_init(void *model, const pk_backend_request *req, void **state,
                             pk_backend_info *info, pk_status *st);
+/* The table of a style's portable C kernel: double precision, always available, no state
+ * of its own (its workspaces belong to the style's model and are counted there). */
+#define PK_BACKEND_CPU_OPS(compute_fn)                                                     \
+    {PK_BACKEND_CPU, PK_PRECISION_BIT(PK_PRECISION_DOUBLE), NULL, pk_backend_cpu_init,    \
+     compute_fn, NULL, NULL}
 void pk_backend_release(pk_backend_slot *slot);
 
 /* Whether this build contains a backend kind at all (PAIRKIT_CUDA / PAIRKIT_SVE). */

@@ -10,15 +10,7 @@ static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *o
     return dp_compute_cpu(model, a->atoms, a->nl, out, a->vatom9, st);
 }
 
-static const pk_backend_ops cpu_backend = {
-    .kind = PK_BACKEND_CPU,
-    .precisions = PK_PRECISION_BIT(PK_PRECISION_DOUBLE),
-    .available = NULL,
-    .init = pk_backend_cpu_init,
-    .compute = cpu_compute,
-    .memory = NULL,
-    .release = NULL,
-};
+static const pk_backend_ops cpu_backend = PK_BACKEND_CPU_OPS(cpu_compute);
 
 /* cuda and sve: not written yet */
 const pk_backend_ops *const pk_deepmd_backends[PK_BACKEND_COUNT] = {

@@ -9,15 +9,7 @@ static pk_code cpu_compute(void *ctx, void *state, const void *args, pk_out *out
     return hdnnp_compute_cpu(ctx, a->atoms, a->nl, a->type_to_element, out, st);
 }
 
-static const pk_backend_ops cpu_backend = {
-    .kind = PK_BACKEND_CPU,
-    .precisions = PK_PRECISION_BIT(PK_PRECISION_DOUBLE),
-    .available = NULL,
-    .init = pk_backend_cpu_init,
-    .compute = cpu_compute,
-    .memory = NULL,
-    .release = NULL,
-};
+static const pk_backend_ops cpu_backend = PK_BACKEND_CPU_OPS(cpu_compute);
 
 /* cuda and sve: not written yet */
 const pk_backend_ops *const pk_hdnnp_backends[PK_BACKEND_COUNT] = {

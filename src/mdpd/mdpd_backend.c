@@ -16,10 +16,7 @@ static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *o
     return pk_mdpd_forces(m, a->atoms, a->list, a->newton, a->rho, a->step, out, st);
 }
 
-/* The cpu backend's workspaces belong to the model (pk_mdpd_memory_usage counts them). */
-const pk_backend_ops pk_mdpd_backend_cpu = {
-    PK_BACKEND_CPU, PK_PRECISION_BIT(PK_PRECISION_DOUBLE), NULL, pk_backend_cpu_init,
-    cpu_compute, NULL, NULL};
+const pk_backend_ops pk_mdpd_backend_cpu = PK_BACKEND_CPU_OPS(cpu_compute);
 
 const pk_backend_ops *const pk_mdpd_backends[PK_BACKEND_COUNT] = {
     [PK_BACKEND_CPU] = &pk_mdpd_backend_cpu,

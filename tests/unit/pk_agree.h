@@ -61,6 +61,16 @@ static inline void pk_agree_close(const char *what, const double *got, const dou
     printf("  %-28s max rel. deviation %.3g (tolerance %.3g)\n", what, worst, rtol);
 }
 
+/* pk_agree_close with the floor at floor_fraction times the largest |want[k]|: a component
+ * that cancels to near zero is compared on the scale of the whole quantity. */
+static inline void pk_agree_close_scaled(const char *what, const double *got, const double *want,
+                                         size_t n, double rtol, double floor_fraction)
+{
+    double largest = 0.0;
+    for (size_t k = 0; k < n; k++) largest = fabs(want[k]) > largest ? fabs(want[k]) : largest;
+    pk_agree_close(what, got, want, n, rtol, floor_fraction * largest + 1e-300);
+}
+
 /* Two runs of the same input: bitwise equal. */
 static inline void pk_agree_bitwise(const char *what, const double *a, const double *b, size_t n)
 {

@@ -9,7 +9,6 @@
  * The cpu reference runs on a zero-initialised state, which also checks that a state nobody
  * chose a backend for runs on the cpu one. Run as `test_amoeba_agree cpu|cuda|sve [double]`
  * (pk_add_agreement_test registers one run per backend kind built). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,12 +91,9 @@ static pk_code step(inputs *in, pk_amoeba_state *state, int want, result *r, pk_
     return rc;
 }
 
-/* pk_agree_close with the floor at AGREE_FLOOR of the largest |want[k]|. */
 static void close_all(const char *what, const double *got, const double *want, size_t n)
 {
-    double big = 0.0;
-    for (size_t k = 0; k < n; k++) big = fmax(big, fabs(want[k]));
-    pk_agree_close(what, got, want, n, AGREE_RTOL, AGREE_FLOOR * big);
+    pk_agree_close_scaled(what, got, want, n, AGREE_RTOL, AGREE_FLOOR);
 }
 
 static void agree(const char *file, const char *key, double ghost_cut, double list_cut,

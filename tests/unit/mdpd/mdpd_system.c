@@ -260,3 +260,27 @@ void mdpd_system_step(pk_mdpd *m, mdpd_system *s, const pk_mdpd_step *step, int 
     r->energy = out.energy;
     memcpy(r->virial, out.virial, sizeof r->virial);
 }
+
+pk_mdpd *mdpd_two_type_model(pk_mdpd_kernel kernel)
+{
+    pk_status st;
+    pk_status_clear(&st);
+    pk_mdpd *m = pk_mdpd_create(2);
+    pk_mdpd_settings(m, 1.0, 1.0, 4242, kernel, &st);
+    pk_mdpd_coeff(m, 1, 1, 1, 1, -40.0, 25.0, 4.5, 1.0, 0.75, &st);
+    pk_mdpd_coeff(m, 1, 1, 2, 2, -30.0, 20.0, 3.0, 0.9, 0.7, &st);
+    pk_mdpd_coeff(m, 2, 2, 2, 2, -50.0, 30.0, 6.0, 1.0, 0.8, &st);
+    if (pk_mdpd_init(m, &st)) {
+        fprintf(stderr, "model: %s\n", st.msg);
+        exit(2);
+    }
+    return m;
+}
+
+void mdpd_system_liquid(mdpd_system *s, unsigned seed)
+{
+    mdpd_system_make(s, 750, 5.0, 0.0, seed);
+    mdpd_system_neighbors(s, 1.3, 1);
+    mdpd_system_full_list(s, 1.3);
+    mdpd_system_mark_special(s, 7, 1);
+}

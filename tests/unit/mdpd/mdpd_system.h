@@ -43,6 +43,16 @@ void mdpd_system_complete(const mdpd_system *s, double *per_atom, int newton);
 /* Fold forces on ghosts into their owners (newton on). */
 void mdpd_system_fold_forces(const mdpd_system *s, double (*f)[3]);
 
+/* Two bead types with different coefficients (the droplet's A=-40, B=25 among them), kT = 1
+ * so that the noise is on, seed 4242; initialised, on the cpu backend. Exits on error. */
+pk_mdpd *mdpd_two_type_model(pk_mdpd_kernel kernel);
+
+/* The liquid of the backend tests: 750 beads in a periodic box of edge 5 (~6 per unit
+ * volume, as the LAMMPS droplet), half and full lists for rc 1 with a 0.3 skin, and one pair
+ * in seven (by tags) in special class 1. MDPD_LIQUID_SPECIAL are the factors to use. */
+void mdpd_system_liquid(mdpd_system *s, unsigned seed);
+#define MDPD_LIQUID_SPECIAL {1.0, 0.5, 0.0, 0.0}
+
 /* One step's results, owned atoms and ghosts (ghost parts folded into owners). */
 typedef struct {
     double (*f)[3];

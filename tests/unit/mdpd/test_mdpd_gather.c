@@ -13,22 +13,6 @@ PK_MDPD_PAIR_FUNCTIONS(_f, float)
 PK_MDPD_GATHER_FUNCTIONS(, double)
 PK_MDPD_GATHER_FUNCTIONS(_f, float)
 
-static pk_mdpd *make_model(pk_mdpd_kernel kernel)
-{
-    pk_status st;
-    pk_status_clear(&st);
-    pk_mdpd *m = pk_mdpd_create(2);
-    pk_mdpd_settings(m, 1.0, 1.0, 4242, kernel, &st);
-    pk_mdpd_coeff(m, 1, 1, 1, 1, -40.0, 25.0, 4.5, 1.0, 0.75, &st);
-    pk_mdpd_coeff(m, 1, 1, 2, 2, -30.0, 20.0, 3.0, 0.9, 0.7, &st);
-    pk_mdpd_coeff(m, 2, 2, 2, 2, -50.0, 30.0, 6.0, 1.0, 0.8, &st);
-    if (pk_mdpd_init(m, &st)) {
-        fprintf(stderr, "model: %s\n", st.msg);
-        exit(2);
-    }
-    return m;
-}
-
 /* What the CUDA backend does, thread by thread, on the host: density per list entry, the
  * ghosts' copies, then forces with per-atom energy and virial. */
 static void gather_step(const pk_mdpd *m, const mdpd_system *s, const pk_mdpd_step *step,
@@ -80,13 +64,10 @@ static void gather_step(const pk_mdpd *m, const mdpd_system *s, const pk_mdpd_st
 
 static void run_case(const char *name, pk_mdpd_kernel kernel)
 {
-    pk_mdpd *m = make_model(kernel);
+    pk_mdpd *m = mdpd_two_type_model(kernel);
     mdpd_system s;
-    mdpd_system_make(&s, 750, 5.0, 0.0, 11u + (unsigned)kernel);
-    mdpd_system_neighbors(&s, 1.3, 1);
-    mdpd_system_full_list(&s, 1.3);
-    mdpd_system_mark_special(&s, 7, 1);
-    const double special[4] = {1.0, 0.5, 0.0, 0.0};
+    mdpd_system_liquid(&s, 11u + (unsigned)kernel);
+    const double special[4] = MDPD_LIQUID_SPECIAL;
     const pk_mdpd_step step = {100, 0.01, special};
 
     mdpd_result want;
