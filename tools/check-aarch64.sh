@@ -7,7 +7,7 @@
 # usage: tools/check-aarch64.sh [--all] [build-dir]
 #   --all      also run the slow tests (finite differences, tabulation; about 20 minutes
 #              under qemu on 2 cores instead of about 1)
-#   build-dir  default ${TMPDIR:-/tmp}/pairkit-build-aarch64; reused by later runs, which
+#   build-dir  default build-aarch64/ in the checkout; reused by later runs, which
 #              then rebuild only what changed
 # environment: JOBS (parallel build and test jobs, default 2)
 #
@@ -24,7 +24,7 @@ if [[ ${1:-} == --all ]]; then
     shift
 fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${1:-${TMPDIR:-/tmp}/pairkit-build-aarch64}
+build=${1:-$root/build-aarch64}
 jobs=${JOBS:-2}
 start=$SECONDS
 
