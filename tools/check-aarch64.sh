@@ -98,6 +98,14 @@ fi
 echo "no x86 header (immintrin.h, *_avx.h) in the ${#deps[@]} core objects; portable forms used:"
 grep -ohE '[a-z0-9_]+_generic\.h' "${deps[@]}" | sort | uniq -c | sed 's/^ */  /'
 
+# A build without CUDA (the default, as here) holds no CUDA code at all.
+libs=("$build"/src/*/libpk_*.a)
+if aarch64-linux-gnu-nm -A "${libs[@]}" 2>/dev/null | grep -i cuda; then
+    echo "CUDA symbols in a build without CUDA" >&2
+    exit 1
+fi
+echo "no CUDA symbol in the ${#libs[@]} core libraries of this build without CUDA"
+
 # ---- tests under qemu ----------------------------------------------------------------------
 say "unit tests under qemu-aarch64 (-j$jobs)"
 exclude=()
