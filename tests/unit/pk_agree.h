@@ -1,7 +1,8 @@
 /* Support for the backend-agreement tests (DESIGN.md §8): one test body per style runs the
  * backend named on its command line against the style's cpu backend, on the same inputs.
- * CMake's pk_add_agreement_test registers the body once per built backend kind, so a new
- * backend of a style needs no new test code.
+ * CMake's pk_add_agreement_test registers the body once per backend kind that the style has
+ * and the build holds: a new backend of a style adds its kind to the style's BACKENDS list,
+ * and no test code.
  *
  *   test_<style>_agree <backend> [double|mixed]
  *
