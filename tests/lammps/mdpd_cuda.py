@@ -83,7 +83,8 @@ for precision, rtol in (("double", 1e-10), ("mixed", 2e-4)):
         print(f"{precision}: {name} max rel. deviation {rel:.3g} (tolerance {rtol})")
         chk.check(rel <= rtol, f"{precision} {name}: {rel:.3g} > {rtol}")
 
-LAMMPS_INPUT = FROM_DATA.replace("{data}", DATA).replace("atom_style atomic", "atom_style mdpd") + """
+# the unchanged LAMMPS form needs atom_style mdpd (rho per atom): the film made in place
+LAMMPS_INPUT = FILM.replace("atom_style atomic", "atom_style mdpd") + """
 pair_style hybrid/overlay mdpd/rhosum mdpd 1.0 1.0 9872598
 pair_coeff 1 1 mdpd/rhosum 0.75
 pair_coeff 1 1 mdpd -40 25 18 1.0 0.75
