@@ -88,6 +88,9 @@ def timed_once(ours, replicate, steps, threads):
     args = ["-sf", "pk"] if ours else []
     out = subprocess.run([opt.lmp, "-nocite", "-log", "none", "-in", "in.box", *args], cwd=work,
                          env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
+    # a plugin that did not load makes -sf pk run LAMMPS's own amoeba, silently
+    if ours and "pair_style amoeba/pk: " not in out:
+        raise SystemExit("amoeba/pk did not run (plugin not loaded?): its log line is missing")
     loop = re.search(r"Loop time of [\d.eE+-]+ on \d+ procs for (\d+) steps with (\d+) atoms", out)
     pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
     nsteps, atoms = int(loop.group(1)), int(loop.group(2))

@@ -91,6 +91,8 @@ def timed(lmp, args, threads, replica):
         cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run([lmp, "-nocite", "-in", "in.hdnnp", *args], cwd=work, env=env,
                              check=True, stdout=subprocess.PIPE, text=True).stdout
+        if "-sf" in args and "pair_style hdnnp/pk: " not in out:
+            raise SystemExit("hdnnp/pk did not run (plugin not loaded?): its log line is missing")
         cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = cpu1.ru_utime - cpu0.ru_utime + cpu1.ru_stime - cpu0.ru_stime
         loop = re.search(r"Loop time of ([\d.eE+-]+) on \d+ procs for (\d+) steps with (\d+) "
