@@ -128,8 +128,7 @@ pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_
     /* a state nobody chose a backend for (zero-initialised) runs on the cpu backend */
     if (!state->backend.ops) {
         pk_backend_request req;
-        pk_backend_request_default(&req);
-        req.kind = PK_BACKEND_CPU;
+        pk_backend_request_cpu(&req);
         if (pk_amoeba_set_backend(state, m, &req, st)) return st->code;
     }
     const pk_amoeba_args args = {m, a, s, nl, comm, terms, state};

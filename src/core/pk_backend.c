@@ -55,6 +55,12 @@ void pk_backend_request_default(pk_backend_request *req)
     req->device_memory_cap = 0;
 }
 
+void pk_backend_request_cpu(pk_backend_request *req)
+{
+    pk_backend_request_default(req);
+    req->kind = PK_BACKEND_CPU;
+}
+
 pk_code pk_backend_request_env(pk_backend_request *req, int input_kind_set,
                                int input_precision_set, pk_status *st)
 {

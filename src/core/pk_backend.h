@@ -81,6 +81,8 @@ pk_code pk_backend_parse(const char *word, int *kind, pk_status *st);
 pk_code pk_precision_parse(const char *word, int *precision, pk_status *st);
 /* Defaults: auto, precision default, device -1, rank 0 of 1, no cap. */
 void pk_backend_request_default(pk_backend_request *req);
+/* The defaults with kind cpu: what a style runs on until someone chooses. */
+void pk_backend_request_cpu(pk_backend_request *req);
 /* Fill what the input left at its default from PAIRKIT_BACKEND and PAIRKIT_PRECISION
  * (`input_kind_set`/`input_precision_set`: the input gave the keyword, which wins), and the
  * GPU memory cap from PAIRKIT_GPU_MEMORY_CAP (bytes; for testing out-of-memory handling). */

@@ -124,8 +124,7 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
         pk_log(&o->log, "deepmd/pk: tables hold %.2f MB", dp->tab.bytes / 1048576.0);
     }
     pk_backend_request cpu;
-    pk_backend_request_default(&cpu);
-    cpu.kind = PK_BACKEND_CPU;
+    pk_backend_request_cpu(&cpu);
     if (pk_deepmd_set_backend(dp, &cpu, st)) {
         pk_deepmd_destroy(dp);
         return NULL;

@@ -46,8 +46,7 @@ pk_code pk_hdnnp_context_create(const pk_hdnnp_model *m, pk_hdnnp_context **out,
     }
     c->m = m;
     pk_backend_request cpu;
-    pk_backend_request_default(&cpu);
-    cpu.kind = PK_BACKEND_CPU;
+    pk_backend_request_cpu(&cpu);
     if (pk_hdnnp_set_backend(c, &cpu, st)) {
         pk_hdnnp_context_free(c);
         return st->code;

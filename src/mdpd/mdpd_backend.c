@@ -41,8 +41,7 @@ pk_code pk_mdpd_compute(pk_mdpd *m, const pk_mdpd_args *a, pk_out *out, pk_statu
 {
     if (!m->backend.ops) {   /* nothing chosen: the reference */
         pk_backend_request req;
-        pk_backend_request_default(&req);
-        req.kind = PK_BACKEND_CPU;
+        pk_backend_request_cpu(&req);
         if (pk_mdpd_set_backend(m, &req, st)) return st->code;
     }
     return pk_backend_compute(&m->backend, m, a, out, st);

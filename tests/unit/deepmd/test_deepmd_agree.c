@@ -58,8 +58,7 @@ int main(int argc, char **argv)
     pk_backend_request req, cpu;
     const int code = pk_agree_start(argc, argv, "deepmd/pk", pk_deepmd_backends, &req);
     if (code >= 0) return code;
-    pk_backend_request_default(&cpu);
-    cpu.kind = PK_BACKEND_CPU;
+    pk_backend_request_cpu(&cpu);
 
     double x[3 * NAT], L = 9.3, box[9] = {L, 0, 0, 0, L, 0, 0, 0, L};
     int type[NAT];

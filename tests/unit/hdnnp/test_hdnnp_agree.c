@@ -60,8 +60,7 @@ int main(int argc, char **argv)
     pk_backend_request req, cpu;
     const int code = pk_agree_start(argc, argv, "hdnnp/pk", pk_hdnnp_backends, &req);
     if (code >= 0) return code;
-    pk_backend_request_default(&cpu);
-    cpu.kind = PK_BACKEND_CPU;
+    pk_backend_request_cpu(&cpu);
 
     const char *shared = getenv("PAIRKIT_SHARED");
     char dir[1024], path[1100];

@@ -26,8 +26,7 @@ static void run_case(const char *name, pk_mdpd_kernel kernel, const pk_backend_r
 {
     const int mixed = req->precision == PK_PRECISION_MIXED;
     pk_backend_request cpu;
-    pk_backend_request_default(&cpu);
-    cpu.kind = PK_BACKEND_CPU;
+    pk_backend_request_cpu(&cpu);
     pk_mdpd *ref = make_model(kernel, &cpu), *test = make_model(kernel, req);
 
     mdpd_system s;
