@@ -36,7 +36,6 @@ typedef struct {
     pk_cuda_buffer h_xv, h_atoms, h_list, h_rho, h_out;
     /* the list on the device */
     int inum, interior, nall;
-    size_t nneigh;
     int have_list;
 } mdpd_cuda;
 
@@ -49,8 +48,8 @@ __global__ void pk_mdpd_density_kernel(pk_mdpd_gather g, double *rho, int n)
 }
 
 template <bool Mixed>
-__global__ void pk_mdpd_force_kernel(pk_mdpd_gather g, const double *rho, int first, int end, int want_ev,
-                             double *f, double *ev)
+__global__ void pk_mdpd_force_kernel(pk_mdpd_gather g, const double *rho, int first, int end,
+                                     int want_ev, double *f, double *ev)
 {
     const int ii = first + blockIdx.x * blockDim.x + threadIdx.x;
     if (ii >= end) return;
@@ -157,8 +156,10 @@ static pk_code upload_list(const pk_mdpd *m, mdpd_cuda *s, const pk_mdpd_args *a
         double *mass = (double *)(tag + nall);
         for (int i = 0; i < nall; i++) mass[i] = at->rmass ? at->rmass[i] : at->mass[at->type[i]];
     }
-    if (pk_cuda_upload(&s->cuda, s->centre.ptr, centre, (size_t)inum * sizeof(int), "list centres", st) ||
-        pk_cuda_upload(&s->cuda, s->offset.ptr, offset, ((size_t)inum + 1) * sizeof(int), "list offsets", st) ||
+    if (pk_cuda_upload(&s->cuda, s->centre.ptr, centre, (size_t)inum * sizeof(int), "list centres",
+                       st) ||
+        pk_cuda_upload(&s->cuda, s->offset.ptr, offset, ((size_t)inum + 1) * sizeof(int),
+                       "list offsets", st) ||
         pk_cuda_upload(&s->cuda, s->neigh.ptr, neigh, nneigh * sizeof(int), "neighbour list", st) ||
         pk_cuda_upload(&s->cuda, s->type.ptr, type, (size_t)nall * sizeof(int), "atom types", st) ||
         pk_cuda_upload(&s->cuda, s->tag.ptr, tag, (size_t)nall * sizeof(int), "atom IDs", st) ||
@@ -167,9 +168,17 @@ static pk_code upload_list(const pk_mdpd *m, mdpd_cuda *s, const pk_mdpd_args *a
         return st->code;
     s->inum = inum;
     s->nall = nall;
-    s->nneigh = nneigh;
     s->have_list = 1;
     return PK_OK;
+}
+
+template <bool Mixed>
+static pk_code launch_density(mdpd_cuda *s, const pk_mdpd_gather &g, int n, pk_status *st)
+{
+    if (n <= 0) return PK_OK;
+    pk_mdpd_density_kernel<Mixed><<<blocks(n, THREADS), THREADS, 0, (cudaStream_t)s->cuda.stream>>>(
+        g, (double *)s->rho.ptr, n);
+    return pk_cuda_launched(&s->cuda, "mdpd density kernel", st);
 }
 
 template <bool Mixed>
@@ -177,8 +186,10 @@ static pk_code launch_forces(mdpd_cuda *s, const pk_mdpd_gather &g, int first, i
                              pk_status *st)
 {
     if (end <= first) return PK_OK;
-    pk_mdpd_force_kernel<Mixed><<<blocks(end - first, THREADS), THREADS, 0, (cudaStream_t)s->cuda.stream>>>(
-        g, (const double *)s->rho.ptr, first, end, want_ev, (double *)s->f.ptr, (double *)s->ev.ptr);
+    cudaStream_t stream = (cudaStream_t)s->cuda.stream;
+    pk_mdpd_force_kernel<Mixed><<<blocks(end - first, THREADS), THREADS, 0, stream>>>(
+        g, (const double *)s->rho.ptr, first, end, want_ev, (double *)s->f.ptr,
+        (double *)s->ev.ptr);
     return pk_cuda_launched(&s->cuda, "mdpd force kernel", st);
 }
 
@@ -238,13 +249,10 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     g.pair = (const pk_mdpd_pair *)s->pair.ptr;
 
     /* density, then the owned atoms' values down to the host */
-    if (inum > 0) {
-        if (s->mixed) pk_mdpd_density_kernel<true><<<blocks(inum, THREADS), THREADS, 0, stream>>>(g, (double *)s->rho.ptr, inum);
-        else pk_mdpd_density_kernel<false><<<blocks(inum, THREADS), THREADS, 0, stream>>>(g, (double *)s->rho.ptr, inum);
-        if (pk_cuda_launched(&s->cuda, "mdpd density kernel", st)) return st->code;
-    }
     double *h_rho = (double *)s->h_rho.ptr;
-    if (pk_cuda_download(&s->cuda, h_rho, s->rho.ptr, (size_t)nlocal * sizeof(double), "densities", st) ||
+    if ((s->mixed ? launch_density<true>(s, g, inum, st) : launch_density<false>(s, g, inum, st)) ||
+        pk_cuda_download(&s->cuda, h_rho, s->rho.ptr, (size_t)nlocal * sizeof(double),
+                         "densities", st) ||
         pk_cuda_mark(&s->cuda, st))
         return st->code;
     /* interior forces need no ghost density: they run while the host communicates */

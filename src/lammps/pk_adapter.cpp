@@ -152,7 +152,8 @@ void log_devices(LAMMPS *lmp, const char *style, const pk_backend_info &info)
 {
   const int n = lmp->comm->nprocs, len = (int) sizeof info.device;
   std::vector<char> all(lmp->comm->me == 0 ? (size_t) n * len : 0);
-  MPI_Gather(const_cast<char *>(info.device), len, MPI_CHAR, all.data(), len, MPI_CHAR, 0, lmp->world);
+  MPI_Gather(const_cast<char *>(info.device), len, MPI_CHAR, all.data(), len, MPI_CHAR, 0,
+             lmp->world);
   if (lmp->comm->me != 0) return;
   for (int r = 0; r < n; r++)
     utils::logmesg(lmp, "{}: rank {} runs on {}\n", style, r, &all[(size_t) r * len]);
