@@ -32,6 +32,16 @@ read_data {data}
 timestep 0.01
 """
 
+# 200 NVE steps, then every atom's position and velocity in final.dump, to all digits.
+NVE_200 = """
+fix 1 all nve
+thermo 50
+thermo_style custom step temp pe press
+thermo_modify format float %.16g
+run 200
+write_dump all custom final.dump id x y z vx vy vz modify format float %.17g
+"""
+
 
 def mdpd_pk(gamma=18.0, kernel="warren", seed=9872598):
     return (f"pair_style mdpd/pk 1.0 1.0 {seed} density {kernel}\n"

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-from mdpd_common import FILM, FROM_DATA, mdpd_pk
+from mdpd_common import FILM, FROM_DATA, NVE_200, mdpd_pk
 from pklmp import Checker, max_abs, max_rel_diff, run
 
 probe = run(FILM + mdpd_pk() + "pair_style mdpd/pk 1.0 1.0 42 backend cuda\n"
@@ -24,14 +24,7 @@ if probe.returncode != 0:
 
 setup = run(FILM + "write_data film.data\n")
 DATA = os.path.join(setup.workdir, "film.data")
-TRAJ = FROM_DATA.replace("{data}", DATA) + mdpd_pk() + """
-fix 1 all nve
-thermo 50
-thermo_style custom step temp pe press
-thermo_modify format float %.16g
-run 200
-write_dump all custom final.dump id x y z vx vy vz modify format float %.17g
-"""
+TRAJ = FROM_DATA.replace("{data}", DATA) + mdpd_pk() + NVE_200
 FORCES = FROM_DATA.replace("{data}", DATA) + mdpd_pk() + """
 compute pe all pe/atom
 compute st all stress/atom NULL

@@ -5,18 +5,12 @@ the same up to round-off, which the chaotic dynamics amplifies. Bar: positions w
 1e-9 after 200 steps (the figures are printed)."""
 import os
 
-from mdpd_common import FILM, FROM_DATA, mdpd_pk
+from mdpd_common import FILM, FROM_DATA, NVE_200, mdpd_pk
 from pklmp import Checker, run
 
 setup = run(FILM + "write_data film.data\n")
-SCRIPT = FROM_DATA.replace("{data}", os.path.join(setup.workdir, "film.data")) + mdpd_pk() + """
-fix 1 all nve
-thermo 50
-thermo_style custom step temp pe press
-thermo_modify format float %.16g
-run 200
-write_dump all custom final.dump id x y z vx vy vz modify format float %.17g
-"""
+SCRIPT = (FROM_DATA.replace("{data}", os.path.join(setup.workdir, "film.data")) + mdpd_pk() +
+          NVE_200)
 
 chk = Checker()
 ref = run(SCRIPT, nprocs=1)
