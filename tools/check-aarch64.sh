@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Cross-build PairKit's C cores and unit tests for 64-bit Arm (cmake/aarch64-linux-gnu.cmake)
-# and run the unit tests under qemu-aarch64. Checks that the portable C compiles unchanged
-# on a CPU that is not x86 (no x86 intrinsics reach it: the *_avx.h headers stay out) and
-# gives the tested numbers there.
+# Cross-build PairKit's C cores, their SVE backends (src/sve) and unit tests for 64-bit Arm
+# (cmake/aarch64-linux-gnu.cmake) and run the unit tests under qemu-aarch64. Checks that the
+# portable C compiles unchanged on a CPU that is not x86 (no x86 intrinsics reach it: the
+# *_avx.h headers stay out) and gives the tested numbers there, that each style's sve backend
+# agrees with it at 128-, 256- and 512-bit vectors (unit.<style>_agree.sve.vl*), and that on an
+# Arm CPU without SVE the sve backend declines to run instead of crashing.
+# The portable C is built for plain Armv8 (SVE flags only on src/sve): qemu runs SVE code
+# many times slower than NEON code, 512-bit SVE slowest.
 #
 # usage: tools/check-aarch64.sh [--all] [build-dir]
 #   --all      also run the slow tests (finite differences, tabulation; about 20 minutes
@@ -70,6 +74,7 @@ say "configure $build"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DPAIRKIT_LAMMPS=OFF -DPAIRKIT_NATIVE=OFF -DPAIRKIT_TESTS=ON \
+    -DPAIRKIT_SVE=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON > "$build/configure.log" 2>&1 ||
     { cat "$build/configure.log"; exit 1; }
 grep -E 'compiler identification|yaml|HDF5|OpenMP:' "$build/configure.log" || true
@@ -116,6 +121,19 @@ fi
 cd "$build"
 rc=0
 ctest -j "$jobs" --output-on-failure "${exclude[@]}" || rc=$?
+
+say "sve backends on an Arm CPU without SVE (qemu -cpu cortex-a72)"
+for exe in tests/unit/*/test_*_agree; do
+    got=0
+    said=$(qemu-aarch64 -cpu cortex-a72 "$exe" sve 2>&1) || got=$?
+    if ((got != 77)) || ! grep -q 'no SVE' <<< "$said"; then
+        printf '%s sve: expected a skip (exit 77) naming the missing SVE, got exit %d:\n%s\n' \
+            "$exe" "$got" "$said" >&2
+        rc=1
+    else
+        echo "$(basename "$exe"): $said"
+    fi
+done
 
 say "done in $((SECONDS - start)) s"
 exit $rc
