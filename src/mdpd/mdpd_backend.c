@@ -4,16 +4,24 @@
 
 /* Density over the half list, completed on ghosts by the caller's communication, then
  * forces: the order LAMMPS mdpd/rhosum + mdpd follow. */
+pk_code pk_mdpd_host_step(pk_mdpd *m, const pk_mdpd_args *a, pk_out *out,
+                          pk_mdpd_density_rows density_rows, pk_mdpd_force_rows force_rows,
+                          pk_status *st)
+{
+    if (pk_mdpd_density_run(m, a->atoms, a->list, a->newton, a->rho, density_rows, st))
+        return st->code;
+    if (a->newton && a->comm.reverse_rho) a->comm.reverse_rho(a->comm.ctx);
+    if (a->comm.forward_rho) a->comm.forward_rho(a->comm.ctx);
+    return pk_mdpd_forces_run(m, a->atoms, a->list, a->newton, a->rho, a->step, out,
+                              force_rows, st);
+}
+
 static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *out,
                            pk_status *st)
 {
     (void)state;
-    pk_mdpd *m = model;
-    const pk_mdpd_args *a = args;
-    if (pk_mdpd_density(m, a->atoms, a->list, a->newton, a->rho, st)) return st->code;
-    if (a->newton && a->comm.reverse_rho) a->comm.reverse_rho(a->comm.ctx);
-    if (a->comm.forward_rho) a->comm.forward_rho(a->comm.ctx);
-    return pk_mdpd_forces(m, a->atoms, a->list, a->newton, a->rho, a->step, out, st);
+    return pk_mdpd_host_step(model, args, out, pk_mdpd_cpu_density_rows,
+                             pk_mdpd_cpu_force_rows, st);
 }
 
 const pk_backend_ops pk_mdpd_backend_cpu = PK_BACKEND_CPU_OPS(cpu_compute);
@@ -22,6 +30,9 @@ const pk_backend_ops *const pk_mdpd_backends[PK_BACKEND_COUNT] = {
     [PK_BACKEND_CPU] = &pk_mdpd_backend_cpu,
 #ifdef PK_HAVE_CUDA
     [PK_BACKEND_CUDA] = &pk_mdpd_backend_cuda,
+#endif
+#ifdef PK_HAVE_SVE
+    [PK_BACKEND_SVE] = &pk_mdpd_backend_sve,
 #endif
 };
 

@@ -8,14 +8,9 @@
 /* Pair noise is drawn for this many cached pairs at a time, in a vectorised loop. */
 enum { NOISE_BATCH = 64 };
 
-typedef struct {
-    double *f, *eatom, *vatom; /* this thread's accumulation targets (eatom/vatom may be NULL) */
-    double ev[7];              /* energy, virial */
-} thread_sums;
-
 /* Tally one pair as LAMMPS's ev_tally does: the full value when both atoms are counted on
  * this rank, half for an owned-ghost pair stored on both ranks (newton off). */
-static inline void tally(thread_sums *t, int i, int j, int nlocal, int newton, double e,
+static inline void tally(pk_mdpd_thread_sums *t, int i, int j, int nlocal, int newton, double e,
                          double fpair, double dx, double dy, double dz, int want_e, int want_v)
 {
     const int jcount = newton || j < nlocal;
@@ -34,9 +29,87 @@ static inline void tally(thread_sums *t, int i, int j, int nlocal, int newton, d
     }
 }
 
-pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, int newton,
-                       const double *rho, const pk_mdpd_step *step, pk_out *out,
-                       pk_status *st)
+/* The cpu kernel: each entry's cached pairs in list order, the noise drawn a batch at a
+ * time. */
+void pk_mdpd_cpu_force_rows(const pk_mdpd_force_pass *pass, pk_mdpd_thread_sums *t)
+{
+    const pk_mdpd *m = pass->m;
+    const pk_neigh *list = pass->list;
+    const int nlocal = pass->atoms->nlocal, newton = pass->newton;
+    const int want_e = pass->want_e, want_v = pass->want_v, tally_any = pass->tally_any;
+    const int noisy = m->noisy;
+    const double energy_b = pass->energy_b, dtinvsqrt = pass->dtinvsqrt;
+    const uint32_t key = pass->key;
+    const double *special = pass->special;
+    const int stride = m->ntypes + 1;
+    const double (*restrict x)[3] = pass->atoms->x;
+    const double (*restrict v)[3] = pass->atoms->v;
+    const int *restrict type = pass->atoms->type;
+    const pk_tag *restrict tag = pass->atoms->tag;
+    const double *restrict rho = pass->rho;
+    const size_t *restrict start = m->pair_start.data;
+    const int *restrict count = m->pair_count.data;
+    const int *restrict pj = m->pair_j.data;
+    const double *restrict pr = m->pair_r.data;
+    double *restrict f = t->f;
+
+#pragma omp for schedule(static)
+    for (int ii = 0; ii < list->inum; ii++) {
+        const int i = list->ilist[ii];
+        const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
+        const double vxi = v[i][0], vyi = v[i][1], vzi = v[i][2];
+        const pk_tag tag_i = tag[i];
+        const double rho_i = rho[i];
+        const pk_mdpd_pair *prow = &m->pair[type[i] * stride];
+        double fi[3] = {0.0, 0.0, 0.0};
+        const size_t end = start[ii] + (size_t)count[ii];
+        for (size_t k0 = start[ii]; k0 < end; k0 += NOISE_BATCH) {
+            const int n = end - k0 < NOISE_BATCH ? (int)(end - k0) : NOISE_BATCH;
+            double xi_batch[NOISE_BATCH];
+            if (noisy) {
+#pragma omp simd
+                for (int q = 0; q < n; q++)
+                    xi_batch[q] = pk_mdpd_gaussian_keyed(key, tag_i, tag[pk_neigh_index(pj[k0 + q])]);
+            } else {
+                memset(xi_batch, 0, sizeof xi_batch);   /* no noise: never read as such */
+            }
+            for (int q = 0; q < n; q++) {
+                const int jraw = pj[k0 + q];
+                const int j = pk_neigh_index(jraw);
+                const double r = pr[k0 + q];
+                const pk_mdpd_pair *p = &prow[type[j]];
+                if (r >= p->rc || r < PK_MDPD_RMIN) continue;
+                const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
+                const double rinv = 1.0 / r;
+                const int sb = pk_neigh_special(jraw);
+                const double factor = (sb && special) ? special[sb] : 1.0;
+                const double dot =
+                    dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
+                const double rho_sum = rho_i + rho[j];
+                const pk_mdpd_force pf = pk_mdpd_pair_force(p, r, rinv, dot, rho_sum, noisy,
+                                                            dtinvsqrt, xi_batch[q], factor);
+                const double fpair = pf.fpair;
+
+                fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
+                if (newton || j < nlocal) {
+                    f[3 * j + 0] -= dx * fpair;
+                    f[3 * j + 1] -= dy * fpair;
+                    f[3 * j + 2] -= dz * fpair;
+                }
+                if (tally_any) {
+                    const double e = pk_mdpd_pair_energy(p, pf.wc, pf.wd, rho_sum, energy_b,
+                                                         factor);
+                    tally(t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
+                }
+            }
+        }
+        f[3 * i + 0] += fi[0]; f[3 * i + 1] += fi[1]; f[3 * i + 2] += fi[2];
+    }
+}
+
+pk_code pk_mdpd_forces_run(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list,
+                           int newton, const double *rho, const pk_mdpd_step *step,
+                           pk_out *out, pk_mdpd_force_rows rows, pk_status *st)
 {
     if (!atoms->v) return pk_fail(st, PK_ERR_ARG, "mdpd needs velocities of owned and ghost atoms");
     if (!atoms->tag) return pk_fail(st, PK_ERR_ARG, "mdpd needs atom IDs");
@@ -44,25 +117,16 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
     if (m->pairs_inum != list->inum)
         return pk_fail(st, PK_ERR_ARG, "pk_mdpd_forces called without pk_mdpd_density on this list");
 
-    const int nlocal = atoms->nlocal;
-    const size_t nall = (size_t)nlocal + (size_t)atoms->nghost;
+    const size_t nall = (size_t)atoms->nlocal + (size_t)atoms->nghost;
     const int nthreads = pk_max_threads();
-    const int want_e = out->want_energy, want_v = out->want_virial;
-    const int tally_any = want_e || want_v || out->eatom || out->vatom;
-    const double energy_b = (m->kernel == PK_MDPD_LUCY) ? 0.5 : 0.25;
-    const double dtinvsqrt = 1.0 / sqrt(step->dt);
-    const uint32_t key = pk_mdpd_noise_key(m->seed, step->timestep);
-    const int noisy = m->noisy;
-    const double *special = step->special;
-    const int stride = m->ntypes + 1;
-    const double (*restrict x)[3] = atoms->x;
-    const double (*restrict v)[3] = atoms->v;
-    const int *restrict type = atoms->type;
-    const pk_tag *restrict tag = atoms->tag;
-    const size_t *restrict start = m->pair_start.data;
-    const int *restrict count = m->pair_count.data;
-    const int *restrict pj = m->pair_j.data;
-    const double *restrict pr = m->pair_r.data;
+    const pk_mdpd_force_pass pass = {
+        .m = m, .atoms = atoms, .list = list, .rho = rho, .newton = newton,
+        .want_e = out->want_energy, .want_v = out->want_virial,
+        .tally_any = out->want_energy || out->want_virial || out->eatom || out->vatom,
+        .energy_b = (m->kernel == PK_MDPD_LUCY) ? 0.5 : 0.25,
+        .dtinvsqrt = 1.0 / sqrt(step->dt),
+        .key = pk_mdpd_noise_key(m->seed, step->timestep),
+        .special = step->special};
 
     if (pk_accum_begin(&m->f_acc, nthreads, &out->f[0][0], 3 * nall, st)) return st->code;
     if (out->eatom && pk_accum_begin(&m->eatom_acc, nthreads, out->eatom, nall, st)) return st->code;
@@ -74,63 +138,11 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
 #pragma omp parallel num_threads(nthreads)
     {
         const int tid = pk_thread_id();
-        thread_sums t = {pk_accum_slice(&m->f_acc, tid),
-                         out->eatom ? pk_accum_slice(&m->eatom_acc, tid) : NULL,
-                         out->vatom ? pk_accum_slice(&m->vatom_acc, tid) : NULL,
-                         {0, 0, 0, 0, 0, 0, 0}};
-        double *restrict f = t.f;
-#pragma omp for schedule(static)
-        for (int ii = 0; ii < list->inum; ii++) {
-            const int i = list->ilist[ii];
-            const double xi = x[i][0], yi = x[i][1], zi = x[i][2];
-            const double vxi = v[i][0], vyi = v[i][1], vzi = v[i][2];
-            const pk_tag tag_i = tag[i];
-            const double rho_i = rho[i];
-            const pk_mdpd_pair *prow = &m->pair[type[i] * stride];
-            double fi[3] = {0.0, 0.0, 0.0};
-            const size_t end = start[ii] + (size_t)count[ii];
-            for (size_t k0 = start[ii]; k0 < end; k0 += NOISE_BATCH) {
-                const int n = end - k0 < NOISE_BATCH ? (int)(end - k0) : NOISE_BATCH;
-                double xi_batch[NOISE_BATCH];
-                if (noisy) {
-#pragma omp simd
-                    for (int q = 0; q < n; q++)
-                        xi_batch[q] = pk_mdpd_gaussian_keyed(key, tag_i, tag[pk_neigh_index(pj[k0 + q])]);
-                } else {
-                    memset(xi_batch, 0, sizeof xi_batch);   /* no noise: never read as such */
-                }
-                for (int q = 0; q < n; q++) {
-                    const int jraw = pj[k0 + q];
-                    const int j = pk_neigh_index(jraw);
-                    const double r = pr[k0 + q];
-                    const pk_mdpd_pair *p = &prow[type[j]];
-                    if (r >= p->rc || r < PK_MDPD_RMIN) continue;
-                    const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
-                    const double rinv = 1.0 / r;
-                    const int sb = pk_neigh_special(jraw);
-                    const double factor = (sb && special) ? special[sb] : 1.0;
-                    const double dot =
-                        dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
-                    const double rho_sum = rho_i + rho[j];
-                    const pk_mdpd_force pf = pk_mdpd_pair_force(p, r, rinv, dot, rho_sum, noisy,
-                                                                dtinvsqrt, xi_batch[q], factor);
-                    const double fpair = pf.fpair;
-
-                    fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
-                    if (newton || j < nlocal) {
-                        f[3 * j + 0] -= dx * fpair;
-                        f[3 * j + 1] -= dy * fpair;
-                        f[3 * j + 2] -= dz * fpair;
-                    }
-                    if (tally_any) {
-                        const double e = pk_mdpd_pair_energy(p, pf.wc, pf.wd, rho_sum, energy_b,
-                                                             factor);
-                        tally(&t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
-                    }
-                }
-            }
-            f[3 * i + 0] += fi[0]; f[3 * i + 1] += fi[1]; f[3 * i + 2] += fi[2];
-        }
+        pk_mdpd_thread_sums t = {pk_accum_slice(&m->f_acc, tid),
+                                 out->eatom ? pk_accum_slice(&m->eatom_acc, tid) : NULL,
+                                 out->vatom ? pk_accum_slice(&m->vatom_acc, tid) : NULL,
+                                 {0, 0, 0, 0, 0, 0, 0}};
+        rows(&pass, &t);
         memcpy(&ev[7 * tid], t.ev, sizeof t.ev);
     }
     pk_accum_reduce(&m->f_acc);
@@ -141,4 +153,12 @@ pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, 
         for (int k = 0; k < 6; k++) out->virial[k] += ev[7 * p + 1 + k];
     }
     return PK_OK;
+}
+
+pk_code pk_mdpd_forces(pk_mdpd *m, const pk_atoms *atoms, const pk_neigh *list, int newton,
+                       const double *rho, const pk_mdpd_step *step, pk_out *out,
+                       pk_status *st)
+{
+    return pk_mdpd_forces_run(m, atoms, list, newton, rho, step, out, pk_mdpd_cpu_force_rows,
+                              st);
 }
