@@ -1,6 +1,7 @@
-/* Driver of hdnnp/pk: the context, dispatch to its backend, and the cpu backend's loop over
- * centre atoms (OpenMP): symmetry functions, scaling and extrapolation check, element
- * network, force contraction, energy and virial.
+/* Driver of hdnnp/pk: the context, dispatch to its backend, and the loop over centre atoms
+ * (OpenMP) that the cpu and sve backends share, each with its own per-atom kernels
+ * (hdnnp_kernels): symmetry functions, scaling and extrapolation check, element network,
+ * force contraction, energy and virial.
  *
  * Forces: F_n = -dE_i/dx_n = -sum_s (dE_i/dGs_s) factor_s dG_s/dx_n for every neighbour n of
  * centre i (ghosts included; hdnnp_contract), and F_i = -sum_n F_n (translation invariance).
@@ -128,8 +129,8 @@ static void record_ew(hdnnp_thread *th, const pk_atoms *atoms, int i, int ce, in
 
 /* One centre atom: everything from neighbours to forces. */
 static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *atoms,
-                      const pk_neigh *nl, int i, int ce, const int *t2e, double *f, pk_out *out,
-                      double *vatom, pk_status *st)
+                      const pk_neigh *nl, int i, int ce, const int *t2e, const hdnnp_kernels *k,
+                      double *f, pk_out *out, double *vatom, pk_status *st)
 {
     const pk_hdnnp_model *m = c->m;
     const hdnnp_element *el = &m->el[ce];
@@ -138,7 +139,7 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
     if (hdnnp_env_build(s, m, ce, atoms->x[i], atoms->x, nl->firstneigh[i], nl->numneigh[i],
                         atoms->type, t2e, st))
         return st->code;
-    if (hdnnp_symfuncs(s, el, st)) return st->code;
+    if (k->symfuncs(s, el, st)) return st->code;
     double t1 = pk_wall_seconds();
 
     const int nsf = el->nsf;
@@ -148,13 +149,13 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
                           st))
         return st->code;
     double *Gs = s->nn_buf.data, *dEdG = Gs + nsf, *g = dEdG + nsf, *work = g + 4 * (size_t)e->n;
-    for (int k = 0; k < nsf; k++) {
-        const hdnnp_sf *sf = &el->sf[k];
-        const double G = s->G[k];
-        Gs[k] = sf->smin + sf->factor * (G - sf->gref);
-        if (G < sf->gmin || G > sf->gmax) record_ew(th, atoms, i, ce, k, sf, G);
+    for (int q = 0; q < nsf; q++) {
+        const hdnnp_sf *sf = &el->sf[q];
+        const double G = s->G[q];
+        Gs[q] = sf->smin + sf->factor * (G - sf->gref);
+        if (G < sf->gmin || G > sf->gmax) record_ew(th, atoms, i, ce, q, sf, G);
     }
-    const double enn = hdnnp_network_eval(&el->net, Gs, dEdG, work);
+    const double enn = k->network_eval(&el->net, Gs, dEdG, work);
     const double ie = 1.0 / m->conv_energy;
     const double ei = enn * ie + m->mean_energy + el->atom_energy;
     th->energy += ei;
@@ -162,8 +163,8 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
     double t2 = pk_wall_seconds();
 
     /* dE_i/dx_n = sum_s c_s dG_s/dx_n, c_s = dE/dGs_s * factor_s / conv_energy; F_n = -that */
-    for (int k = 0; k < nsf; k++) dEdG[k] *= el->sf[k].factor * ie;
-    hdnnp_contract(s, el, dEdG, g);
+    for (int q = 0; q < nsf; q++) dEdG[q] *= el->sf[q].factor * ie;
+    k->contract(s, el, dEdG, g);
     double fix = 0.0, fiy = 0.0, fiz = 0.0;
     double *v = th->virial;
     for (int n = 0; n < e->n; n++) {
@@ -201,8 +202,10 @@ pk_code pk_hdnnp_compute(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_ne
     return pk_backend_compute(&c->backend, c, &args, out, st);
 }
 
-pk_code hdnnp_compute_cpu(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
-                          const int *t2e, pk_out *out, pk_status *st)
+const hdnnp_kernels hdnnp_kernels_cpu = {hdnnp_symfuncs, hdnnp_contract, hdnnp_network_eval};
+
+pk_code hdnnp_compute_with(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
+                           const int *t2e, const hdnnp_kernels *k, pk_out *out, pk_status *st)
 {
     pk_status_clear(st);
     const int nthreads = pk_max_threads();
@@ -230,7 +233,7 @@ pk_code hdnnp_compute_cpu(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_n
             const int i = nl->ilist[ii];
             const int ce = t2e[atoms->type[i]];
             if (ce < 0 || th->st.code) continue;
-            centre(c, th, atoms, nl, i, ce, t2e, f, out, vatom, &th->st);
+            centre(c, th, atoms, nl, i, ce, t2e, k, f, out, vatom, &th->st);
         }
     }
     pk_accum_reduce(&c->facc);

@@ -163,6 +163,19 @@ pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int ce, const
 /* Raw symmetry functions of the environment into s->G, and the coefficients from which
  * hdnnp_contract builds their gradients. */
 pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st);
+/* Lists the contributing pairs of angular group grp into s->pj, s->pk from pr->off (by
+ * increasing j, then k; padded to a multiple of 4 with copies of the last pair) and sets
+ * pr->n and pr->nreal. */
+typedef void (*hdnnp_list_pairs_fn)(hdnnp_scratch *s, const hdnnp_element *el,
+                                    const hdnnp_group *grp, hdnnp_pairs *pr);
+/* The first part of hdnnp_symfuncs, shared with other backends: the per-atom buffers laid
+ * out for the environment, and the contributing pairs of every angular group listed by
+ * `list` (s->grp, s->pj, s->pk; room for 4 pairs more than a group can have). */
+pk_code hdnnp_symfuncs_layout(hdnnp_scratch *s, const hdnnp_element *el,
+                              hdnnp_list_pairs_fn list, pk_status *st);
+/* Functions of angular group g whose pairs are listed (s->grp[g].n > 0): the portable
+ * kernel of one group, for backends that do not override every group type. */
+void hdnnp_angular_group(hdnnp_scratch *s, const hdnnp_element *el, int g);
 
 /* g[4 n + q] = sum_s c[s] dG_s/dx_n,q (q = 0, 1, 2; g[4 n + 3] unused) for every neighbour n
  * of the environment. The gradient with respect to the centre is minus the sum over n. */
@@ -176,8 +189,27 @@ size_t hdnnp_network_work_size(const hdnnp_network *net);
 
 void hdnnp_scratch_free(hdnnp_scratch *s);
 
-/* The portable C driver behind pk_hdnnp_compute: the cpu backend (hdnnp_backend.c). */
-pk_code hdnnp_compute_cpu(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
-                          const int *t2e, pk_out *out, pk_status *st);
+/* The per-atom kernels a backend running on the CPU may override (the BLIS pattern of
+ * DESIGN.md section 8): the driver below calls them once per centre atom. */
+typedef struct {
+    pk_code (*symfuncs)(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st);
+    void (*contract)(hdnnp_scratch *s, const hdnnp_element *el, const double *c, double *g);
+    double (*network_eval)(const hdnnp_network *net, const double *Gs, double *dEdG,
+                           double *work);
+} hdnnp_kernels;
+
+/* The portable kernels above. */
+extern const hdnnp_kernels hdnnp_kernels_cpu;
+
+/* The driver behind pk_hdnnp_compute with the given per-atom kernels: OpenMP over centre
+ * atoms, environments, scaling and extrapolation warnings, energies, forces and virials.
+ * With hdnnp_kernels_cpu it is the cpu backend (hdnnp_backend.c). */
+pk_code hdnnp_compute_with(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
+                           const int *t2e, const hdnnp_kernels *k, pk_out *out, pk_status *st);
+
+#ifdef PK_HAVE_SVE
+/* The sve backend (src/sve/hdnnp_sve*.c): this driver with SVE kernels. */
+extern const pk_backend_ops pk_hdnnp_backend_sve;
+#endif
 
 #endif

@@ -468,7 +468,7 @@ angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int n
     }
 }
 
-HDNNP_HOT static void angular_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
+HDNNP_HOT void hdnnp_angular_group(hdnnp_scratch *s, const hdnnp_element *el, int g)
 {
     switch (el->angular[g].type) {
     case 3: angular_group_impl(s, el, g, 1, 0, 0); break;
@@ -481,7 +481,10 @@ HDNNP_HOT static void angular_group(hdnnp_scratch *s, const hdnnp_element *el, i
     }
 }
 
-pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
+/* hdnnp_symfuncs_layout with the pair lister as a parameter: a constant in hdnnp_symfuncs */
+static inline __attribute__((always_inline)) pk_code
+symfuncs_layout(hdnnp_scratch *s, const hdnnp_element *el, hdnnp_list_pairs_fn list,
+                pk_status *st)
 {
     const hdnnp_env *e = &s->env;
     const size_t cap = (size_t)e->cap, nsf = (size_t)el->nsf, ng = (size_t)el->nangular;
@@ -513,7 +516,7 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     for (size_t g = 0; g < ng; g++) {
         hdnnp_pairs *pr = &s->grp[g];
         pr->off = off;
-        list_pairs(s, el, &el->angular[g], pr);
+        list(s, el, &el->angular[g], pr);
         pr->coef = ncoef;
         off += pr->n;
         /* compact groups keep two arrays per function (hdnnp_kernel.h) */
@@ -534,12 +537,25 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     s->dfc = s->fc + (size_t)el->ncut * cap;
     s->t = s->dfc + (size_t)el->ncut * cap;
     s->tcap = maxpairs;
+    return PK_OK;
+}
 
+pk_code hdnnp_symfuncs_layout(hdnnp_scratch *s, const hdnnp_element *el,
+                              hdnnp_list_pairs_fn list, pk_status *st)
+{
+    return symfuncs_layout(s, el, list, st);
+}
+
+pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
+{
+    if (symfuncs_layout(s, el, list_pairs, st)) return st->code;
+    const hdnnp_env *e = &s->env;
+    const size_t cap = (size_t)s->cap, ng = (size_t)el->nangular;
     for (int c = 0; c < el->ncut; c++)
         cutoff_values(&el->cut[c], e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
     for (int g = 0; g < el->nradial; g++) radial_group(s, el, g);
     for (size_t g = 0; g < ng; g++)
-        if (s->grp[g].n > 0) angular_group(s, el, (int)g);
+        if (s->grp[g].n > 0) hdnnp_angular_group(s, el, (int)g);
         else
             for (int m = 0; m < el->angular[g].nsf; m++) s->G[el->angular[g].sf[m]] = 0.0;
     return PK_OK;

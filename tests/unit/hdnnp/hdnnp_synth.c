@@ -85,3 +85,5 @@ int hd_synth_write(const char *dir, const hd_synth *m, const int *nsf, const int
     free(buf);
     return rc;
 }
+
+const int hd_synth_all_types_nsf[2] = {10, 9};

@@ -20,6 +20,21 @@ typedef struct {
 int hd_synth_write(const char *dir, const hd_synth *m, const int *nsf, const int *z,
                    const int *hidden, int nhidden);
 
+/* symfunction_short lines of H and O using every type (2, 3, 9, 12, 13, 20-25), as
+ * hd_synth.symfuncs; hd_synth_all_types_nsf: the function counts of H and O. */
+#define HD_SYNTH_ALL_TYPES \
+    "symfunction_short H 2 O 0.5 0.3 4.0\nsymfunction_short H 2 H 0.1 1.0 3.5\n" \
+    "symfunction_short H 3 O H 0.1 -1 2.0 4.0\nsymfunction_short H 9 O O 0.05 1 1.0 4.0 0.5\n" \
+    "symfunction_short H 12 0.3 0.5 4.0\nsymfunction_short H 13 0.05 0.0 1 2.0 4.0\n" \
+    "symfunction_short O 2 H 0.5 0.0 4.0\nsymfunction_short O 3 H H 0.1 1 1.5 3.5\n" \
+    "symfunction_short O 9 H O 0.02 -1 3.0 4.0\nsymfunction_short O 13 0.02 0.0 -1 1.0 4.0\n" \
+    "symfunction_short O 2 O 0.3 1.5 3.5\n" \
+    "symfunction_short H 20 O 0.5 4.0 p2\nsymfunction_short H 21 H O 0.0 4.0 30 150 p3a\n" \
+    "symfunction_short H 24 0.0 3.5 -60 60 e\nsymfunction_short H 23 0.3 4.0 p1\n" \
+    "symfunction_short O 22 H H 0.8 4.0 60 180 p4\nsymfunction_short O 25 0.0 4.0 90 270 p2a\n" \
+    "symfunction_short O 20 O 0.0 3.5 p1a\nsymfunction_short O 23 -4.0 4.0 e\n"
+extern const int hd_synth_all_types_nsf[2];
+
 /* Deterministic pseudo-random number in [0, 1). */
 double hd_rand(unsigned *state);
 
