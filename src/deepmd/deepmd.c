@@ -18,6 +18,8 @@ void pk_deepmd_options_default(pk_deepmd_options *o)
     o->table_step = 0.01;
     o->table_rmin = 0.5;
     o->table_extrapolate = 5.0;
+    const char *tt = getenv("PAIRKIT_DEEPMD_TANH_TABLE");
+    o->tanh_table = tt && !strcmp(tt, "1");
 }
 
 static void free_threads(pk_deepmd *dp)
@@ -44,6 +46,7 @@ void pk_deepmd_destroy(pk_deepmd *dp)
     pk_buffer_free(&dp->v9);
     pk_buffer_free(&dp->mtype);
     dp_tables_free(&dp->tab, &dp->m);
+    dp_tanh_table_free(&dp->tanh_tab);
     dp_model_free(&dp->m);
     free(dp->lmp2model);
     free(dp->maxseen);
@@ -123,6 +126,13 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
                        dp->tab.tab[e].h1);
         pk_log(&o->log, "deepmd/pk: tables hold %.2f MB", dp->tab.bytes / 1048576.0);
     }
+    if (o->tanh_table) {
+        if (dp_tanh_table_build(&dp->tanh_tab, st)) {
+            pk_deepmd_destroy(dp);
+            return NULL;
+        }
+        pk_log(&o->log, "deepmd/pk: tabulated tanh in the sve backend's fitting nets");
+    }
     pk_backend_request cpu;
     pk_backend_request_cpu(&cpu);
     if (pk_deepmd_set_backend(dp, &cpu, st)) {
@@ -150,7 +160,8 @@ double pk_deepmd_cutoff(const pk_deepmd *dp) { return dp->m.rcut; }
 
 size_t pk_deepmd_memory(const pk_deepmd *dp)
 {
-    size_t b = dp->tab.bytes + dp->mtype.bytes + dp->v9.bytes + dp->facc.copies.bytes +
+    size_t b = dp->tab.bytes + (dp->tanh_tab.coef ? sizeof(double) * 6 * DP_TANH_N : 0) +
+               dp->mtype.bytes + dp->v9.bytes + dp->facc.copies.bytes +
                dp->vacc.copies.bytes + (size_t)pk_backend_memory(&dp->backend);
     for (int t = 0; t < dp->nthreads; t++)
         b += dp->th[t].cand.bytes + dp->th[t].nbr.bytes + dp->th[t].work.bytes;
@@ -197,9 +208,9 @@ static size_t fused_block_scratch(const dp_model *m)
 
 /* One batch of up to DP_BLOCK list entries [b0, b0 + nb) with the tabulated kernel: tables
  * and contraction per centre, the fitting nets per type over the batch, then the forces. */
-static void fused_block(const pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl,
-                        const int *mtype, int b0, int nb, dp_thread *th, dp_sink *sk,
-                        double *eatom)
+static void fused_block(const pk_deepmd *dp, const dp_kernels *kern, const pk_atoms *at,
+                        const pk_neigh *nl, const int *mtype, int b0, int nb, dp_thread *th,
+                        dp_sink *sk, double *eatom)
 {
     const dp_model *m = &dp->m;
     const size_t w = 4 * (size_t)m->ng;
@@ -215,8 +226,8 @@ static void fused_block(const pk_deepmd *dp, const pk_atoms *at, const pk_neigh 
         int *nr = th->nreal + cnt * m->ntypes;
         nn[cnt] = dp_env_gather(m, mtype, at->x, i, nl->firstneigh[i], nl->numneigh[i], nb_c,
                                 nr, th);
-        if (dp_fused_forward(m, &dp->tab, i, ti, nb_c, nn[cnt], nr, at->tag, T + cnt * w,
-                             &th->st)) {
+        if (kern->forward(m, &dp->tab, i, ti, nb_c, nn[cnt], nr, at->tag, T + cnt * w,
+                          &th->st)) {
             th->err_ii = ii;
             return;
         }
@@ -229,15 +240,15 @@ static void fused_block(const pk_deepmd *dp, const pk_atoms *at, const pk_neigh 
             if (ty[c] == t) sel[k++] = c;
         if (!k) continue;
         for (int q = 0; q < k; q++) memcpy(Tg + q * w, T + sel[q] * w, sizeof(double) * w);
-        dp_fit_atoms(m, t, k, Tg, eg, Gg, fit);
+        kern->fit(dp, t, k, Tg, eg, Gg, fit);
         for (int q = 0; q < k; q++) {
             memcpy(G + sel[q] * w, Gg + q * w, sizeof(double) * w);
             e[sel[q]] = eg[q];
         }
     }
     for (int c = 0; c < cnt; c++) {
-        dp_fused_backward(m, &dp->tab, idx[c], ty[c], nbr + (size_t)c * th->nbr_stride, nn[c],
-                          G + c * w, sk);
+        kern->backward(m, &dp->tab, idx[c], ty[c], nbr + (size_t)c * th->nbr_stride, nn[c],
+                       G + c * w, sk);
         if (eatom) eatom[idx[c]] += e[c];
         sk->e += e[c];
     }
@@ -285,8 +296,8 @@ pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl,
     return pk_backend_compute(&dp->backend, dp, &args, out, st);
 }
 
-pk_code dp_compute_cpu(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk_out *out,
-                       double (*vatom9)[9], pk_status *st)
+pk_code dp_compute(pk_deepmd *dp, const dp_kernels *kern, const pk_atoms *at, const pk_neigh *nl,
+                   pk_out *out, double (*vatom9)[9], pk_status *st)
 {
     const dp_model *m = &dp->m;
     const int nall = at->nlocal + at->nghost;
@@ -331,8 +342,8 @@ pk_code dp_compute_cpu(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk
                       .v9 = v9 ? pk_accum_slice(&dp->vacc, c) : NULL};
         if (dp->opt.tabulate) {
             for (int b0 = lo; b0 < hi && th->err_ii < 0; b0 += DP_BLOCK)
-                fused_block(dp, at, nl, mtype, b0, hi - b0 < DP_BLOCK ? hi - b0 : DP_BLOCK, th,
-                            &sk, out->eatom);
+                fused_block(dp, kern, at, nl, mtype, b0, hi - b0 < DP_BLOCK ? hi - b0 : DP_BLOCK,
+                            th, &sk, out->eatom);
         } else {
             for (int ii = lo; ii < hi; ii++) {
                 const int i = nl->ilist[ii], ti = mtype[i];

@@ -70,6 +70,13 @@ typedef struct {
     double table_step;         /* fine-range interval in s (default 0.01) */
     double table_rmin;         /* shortest distance covered by the fine range (default 0.5) */
     double table_extrapolate;  /* coarse range reaches this many fine widths (default 5) */
+    int tanh_table;            /* 1: the sve backend's fitting nets take tanh from a table
+                                  (quintic pieces of width 1/64 on |z| <= 20, Guo et al.,
+                                  PPoPP'22 §3.5.3): |error| <= 1.7e-14 in tanh and 3.6e-12
+                                  in tanh' against libm; forces stay -dE/dx of the energy
+                                  computed. 0 (default): libm tanh, as the cpu backend,
+                                  which always uses libm. The default is 1 when the
+                                  environment has PAIRKIT_DEEPMD_TANH_TABLE=1. */
     pk_logger log;             /* load-time messages (table sizes); may be empty */
 } pk_deepmd_options;
 

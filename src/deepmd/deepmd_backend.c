@@ -2,19 +2,30 @@
  * choice of a model's backend. */
 #include "deepmd_internal.h"
 
+static void fit_cpu(const pk_deepmd *dp, int ti, int nb, const double *T, double *e,
+                    double *dEdT, double *scratch)
+{
+    dp_fit_atoms(&dp->m, ti, nb, T, e, dEdT, scratch);
+}
+
+const dp_kernels dp_kernels_cpu = {dp_fused_forward, dp_fused_backward, fit_cpu};
+
 static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *out,
                            pk_status *st)
 {
     (void)state;
     const pk_deepmd_args *a = args;
-    return dp_compute_cpu(model, a->atoms, a->nl, out, a->vatom9, st);
+    return dp_compute(model, &dp_kernels_cpu, a->atoms, a->nl, out, a->vatom9, st);
 }
 
 static const pk_backend_ops cpu_backend = PK_BACKEND_CPU_OPS(cpu_compute);
 
-/* cuda and sve: not written yet */
+/* cuda: not written yet */
 const pk_backend_ops *const pk_deepmd_backends[PK_BACKEND_COUNT] = {
     [PK_BACKEND_CPU] = &cpu_backend,
+#ifdef PK_HAVE_SVE
+    [PK_BACKEND_SVE] = &pk_deepmd_backend_sve,
+#endif
 };
 
 pk_code pk_deepmd_set_backend(pk_deepmd *dp, const pk_backend_request *req, pk_status *st)

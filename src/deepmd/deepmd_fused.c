@@ -9,18 +9,6 @@
 
 #include "deepmd_internal.h"
 
-/* Normalised row of a neighbour and its table piece; 0 when beyond the table. */
-static inline int lookup(const dp_model *m, const dp_tables *tb, int ti, const dp_nbr *n,
-                         double Rh[4], const double **c, double *x)
-{
-    const double *avg = m->davg + ((size_t)ti * m->nnei + n->slot) * 4;
-    const double *std = m->dstd + ((size_t)ti * m->nnei + n->slot) * 4;
-    double R[4];
-    dp_env_row(m, n, R, NULL);
-    for (int d = 0; d < 4; d++) Rh[d] = (R[d] - avg[d]) / std[d];
-    return dp_table_locate(&tb->tab[dp_emb_index(m, ti, n->type)], Rh[0], m->ng, c, x);
-}
-
 /* T[d][m] += R^[d] G_m for one neighbour, G from its table piece (c, x), 4 outputs at a time. */
 static void accumulate_row(const double *c, double x, int ng, const double Rh[4], double *T)
 {
@@ -47,6 +35,17 @@ static void accumulate_row(const double *c, double x, int ng, const double Rh[4]
     }
 }
 
+pk_code dp_fused_range_error(const dp_model *m, const dp_tables *tb, int i, int ti,
+                             const dp_nbr *n, double s, const pk_tag *tag, pk_status *st)
+{
+    const dp_table *tab = &tb->tab[dp_emb_index(m, ti, n->type)];
+    return pk_fail(st, PK_ERR_RANGE,
+                   "atom %ld (%s) has a %s neighbour at r = %.6g, closer than the "
+                   "embedding table covers (s = %.6g > %.6g); rerun with a smaller "
+                   "table_rmin or tabulate no", tag ? (long)tag[i] : (long)i + 1,
+                   m->type_map[ti], m->type_map[n->type], n->r, s, tab->s2);
+}
+
 pk_code dp_fused_forward(const dp_model *m, const dp_tables *tb, int i, int ti,
                          const dp_nbr *nbr, int nn, const int *nreal, const pk_tag *tag,
                          double *T, pk_status *st)
@@ -70,14 +69,8 @@ pk_code dp_fused_forward(const dp_model *m, const dp_tables *tb, int i, int ti,
         if (m->excl[ti * nt + n->type]) continue;
         double Rh[4], x;
         const double *c;
-        if (!lookup(m, tb, ti, n, Rh, &c, &x)) {
-            const dp_table *tab = &tb->tab[dp_emb_index(m, ti, n->type)];
-            return pk_fail(st, PK_ERR_RANGE,
-                           "atom %ld (%s) has a %s neighbour at r = %.6g, closer than the "
-                           "embedding table covers (s = %.6g > %.6g); rerun with a smaller "
-                           "table_rmin or tabulate no", tag ? (long)tag[i] : (long)i + 1,
-                           m->type_map[ti], m->type_map[n->type], n->r, Rh[0], tab->s2);
-        }
+        if (!dp_fused_lookup(m, tb, ti, n, Rh, &c, &x))
+            return dp_fused_range_error(m, tb, i, ti, n, Rh[0], tag, st);
         accumulate_row(c, x, ng, Rh, T);
     }
     const double invN = 1.0 / m->nnei;
@@ -131,7 +124,7 @@ void dp_fused_backward(const dp_model *m, const dp_tables *tb, int i, int ti,
         if (m->excl[ti * nt + n->type]) continue;
         double Rh[4], x = 0.0, g[4];
         const double *c = NULL;
-        lookup(m, tb, ti, n, Rh, &c, &x);   /* in range: checked by the forward pass */
+        dp_fused_lookup(m, tb, ti, n, Rh, &c, &x);   /* in range: checked by the forward pass */
         row_gradient(c, x, m->ng, dEdT, Rh, g);
         const double *std = m->dstd + ((size_t)ti * m->nnei + n->slot) * 4;
         for (int d = 0; d < 4; d++) g[d] *= invN / std[d];

@@ -2,6 +2,7 @@
 #ifndef PK_DEEPMD_INTERNAL_H
 #define PK_DEEPMD_INTERNAL_H
 
+#include <math.h>
 #include <string.h>
 
 #include "deepmd.h"
@@ -45,6 +46,42 @@ typedef struct {
     dp_layer *layer;
 } dp_net;
 
+/* a = act(z), a1 = act'(z), a2 = act''(z). tanh comes from libm: in the tabulated kernel on
+ * the realistic-size water model it takes 2-4% of the time of the cpu backend (perf), so the
+ * cpu backend keeps it exact; the sve backend can use the table of deepmd_tanh.c. */
+static inline void dp_act_eval(dp_act act, double z, double *a, double *a1, double *a2)
+{
+    switch (act) {
+    case DP_ACT_TANH: {
+        double t = tanh(z), d = 1.0 - t * t;
+        *a = t; *a1 = d; *a2 = -2.0 * t * d;
+        return;
+    }
+    case DP_ACT_RELU:
+        *a = z > 0 ? z : 0; *a1 = z > 0 ? 1 : 0; *a2 = 0;
+        return;
+    case DP_ACT_RELU6:
+        *a = z > 0 ? (z < 6 ? z : 6) : 0; *a1 = (z > 0 && z < 6) ? 1 : 0; *a2 = 0;
+        return;
+    case DP_ACT_SIGMOID: {
+        double sg = 1.0 / (1.0 + exp(-z)), d = sg * (1.0 - sg);
+        *a = sg; *a1 = d; *a2 = d * (1.0 - 2.0 * sg);
+        return;
+    }
+    case DP_ACT_SOFTPLUS: {
+        /* log(1 + e^z) written to avoid overflow; derivative is the sigmoid. */
+        double sg = 1.0 / (1.0 + exp(-z));
+        *a = z > 0 ? z + log1p(exp(-z)) : log1p(exp(z));
+        *a1 = sg; *a2 = sg * (1.0 - sg);
+        return;
+    }
+    case DP_ACT_NONE:
+    default:
+        *a = z; *a1 = 1; *a2 = 0;
+        return;
+    }
+}
+
 /* Embedding net of one scalar input: y = G(s), and dy = G'(s), d2y = G''(s) when not
  * NULL. scratch holds 6 * width doubles. */
 void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d2y,
@@ -55,6 +92,25 @@ void dp_net_fit(const dp_net *net, int nb, const double *x, double *y, double *g
                 double *scratch);
 size_t dp_net_fit_scratch(const dp_net *net, int nb);
 void dp_net_free(dp_net *net);
+
+/* ---- tabulated tanh (deepmd_tanh.c) ------------------------------------------------------ */
+
+/* tanh on [0, DP_TANH_ZMAX] as quintic Hermite pieces of width 1/DP_TANH_PER_UNIT (value,
+ * 1st and 2nd derivative of tanh matched at the nodes, so the pieces join C2), odd
+ * extension below 0, |z| clamped to DP_TANH_ZMAX (where 1 - tanh < 1e-17). The fitting
+ * nets' reverse pass takes the slope from the same piece, p'(|z|): forces stay the exact
+ * derivative of the energy computed. coef[k * 6 + p] multiplies (|z| - k h)^p. Errors
+ * against libm: 1.7e-14 in tanh, 3.6e-12 in tanh' (deepmd_tanh.c). */
+enum { DP_TANH_PER_UNIT = 64, DP_TANH_ZMAX = 20, DP_TANH_N = DP_TANH_PER_UNIT * DP_TANH_ZMAX };
+
+typedef struct {
+    double *coef;      /* DP_TANH_N x 6, or NULL when the option is off */
+} dp_tanh_table;
+
+pk_code dp_tanh_table_build(dp_tanh_table *t, pk_status *st);
+void dp_tanh_table_free(dp_tanh_table *t);
+/* The table's tanh(z) and its derivative (scalar form of the sve backend's lanes). */
+void dp_tanh_table_eval(const dp_tanh_table *t, double z, double *a, double *a1);
 
 /* ---- model (deepmd_model.c, deepmd_dp.c) ----------------------------------------------- */
 
@@ -211,6 +267,22 @@ pk_code dp_fused_forward(const dp_model *m, const dp_tables *tb, int i, int ti,
                          double *T, pk_status *st);
 void dp_fused_backward(const dp_model *m, const dp_tables *tb, int i, int ti,
                        const dp_nbr *nbr, int nn, const double *dEdT, dp_sink *sk);
+/* PK_ERR_RANGE for neighbour n of centre i, beyond the table at s = its R^[0]. */
+pk_code dp_fused_range_error(const dp_model *m, const dp_tables *tb, int i, int ti,
+                             const dp_nbr *n, double s, const pk_tag *tag, pk_status *st);
+
+/* Normalised row of a neighbour of a centre of type ti and its table piece (*c, *x); 0 when
+ * beyond the table. */
+static inline int dp_fused_lookup(const dp_model *m, const dp_tables *tb, int ti,
+                                  const dp_nbr *n, double Rh[4], const double **c, double *x)
+{
+    const double *avg = m->davg + ((size_t)ti * m->nnei + n->slot) * 4;
+    const double *std = m->dstd + ((size_t)ti * m->nnei + n->slot) * 4;
+    double R[4];
+    dp_env_row(m, n, R, NULL);
+    for (int d = 0; d < 4; d++) Rh[d] = (R[d] - avg[d]) / std[d];
+    return dp_table_locate(&tb->tab[dp_emb_index(m, ti, n->type)], Rh[0], m->ng, c, x);
+}
 
 /* ---- handle (deepmd.c) ------------------------------------------------------------------ */
 
@@ -227,11 +299,35 @@ struct pk_deepmd {
     pk_buffer v9;      /* per-atom 3x3 virials of one call, then added to the outputs */
     long overflow;
     int *maxseen;
+    dp_tanh_table tanh_tab;   /* built when opt.tanh_table: the sve backend's fitting nets */
     pk_backend_slot backend;
 };
 
-/* The portable C kernel behind pk_deepmd_compute: the cpu backend (deepmd_backend.c). */
-pk_code dp_compute_cpu(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk_out *out,
-                       double (*vatom9)[9], pk_status *st);
+/* The kernels of the tabulated path that a backend may substitute (BLIS's pattern: the
+ * portable ones fill the cpu table, a backend overrides what it optimises); the driver
+ * (dp_compute: neighbour slots, batches, threads, reductions) is shared. Called once per centre
+ * (forward, backward) or per batch of one type (fit), never inside an inner loop. */
+typedef struct {
+    pk_code (*forward)(const dp_model *m, const dp_tables *tb, int i, int ti,
+                       const dp_nbr *nbr, int nn, const int *nreal, const pk_tag *tag,
+                       double *T, pk_status *st);
+    void (*backward)(const dp_model *m, const dp_tables *tb, int i, int ti,
+                     const dp_nbr *nbr, int nn, const double *dEdT, dp_sink *sk);
+    /* dp_fit_atoms of the handle's model; scratch: dp_fit_scratch doubles */
+    void (*fit)(const pk_deepmd *dp, int ti, int nb, const double *T, double *e,
+                double *dEdT, double *scratch);
+} dp_kernels;
+
+extern const dp_kernels dp_kernels_cpu;
+
+/* The compute of a backend over the shared driver: the tabulated path with kernels k, the
+ * exact path in portable C (deepmd.c). dp_kernels_cpu makes it the cpu backend. */
+pk_code dp_compute(pk_deepmd *dp, const dp_kernels *k, const pk_atoms *at, const pk_neigh *nl,
+                   pk_out *out, double (*vatom9)[9], pk_status *st);
+
+#ifdef PK_HAVE_SVE
+/* The sve backend (src/sve/deepmd_sve*.c): tabulated kernels and fitting nets in ACLE. */
+extern const pk_backend_ops pk_deepmd_backend_sve;
+#endif
 
 #endif

@@ -1,47 +1,10 @@
 /* DeePMD-kit network layers: y = act(x W + b) * idt + resnet shortcut (x, or (x, x) when the
  * layer doubles the width). Forward mode with 1st/2nd derivatives for the scalar-input
  * embedding nets; reverse mode over a batch of inputs for the fitting nets. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "deepmd_internal.h"
-
-/* a = act(z), a1 = act'(z), a2 = act''(z). tanh comes from libm: in the tabulated kernel on
- * the realistic-size water model it takes 2-4% of the time (perf), so a tanh table (and
- * its error in the forces) would not pay. */
-static inline void act_eval(dp_act act, double z, double *a, double *a1, double *a2)
-{
-    switch (act) {
-    case DP_ACT_TANH: {
-        double t = tanh(z), d = 1.0 - t * t;
-        *a = t; *a1 = d; *a2 = -2.0 * t * d;
-        return;
-    }
-    case DP_ACT_RELU:
-        *a = z > 0 ? z : 0; *a1 = z > 0 ? 1 : 0; *a2 = 0;
-        return;
-    case DP_ACT_RELU6:
-        *a = z > 0 ? (z < 6 ? z : 6) : 0; *a1 = (z > 0 && z < 6) ? 1 : 0; *a2 = 0;
-        return;
-    case DP_ACT_SIGMOID: {
-        double sg = 1.0 / (1.0 + exp(-z)), d = sg * (1.0 - sg);
-        *a = sg; *a1 = d; *a2 = d * (1.0 - 2.0 * sg);
-        return;
-    }
-    case DP_ACT_SOFTPLUS: {
-        /* log(1 + e^z) written to avoid overflow; derivative is the sigmoid. */
-        double sg = 1.0 / (1.0 + exp(-z));
-        *a = z > 0 ? z + log1p(exp(-z)) : log1p(exp(z));
-        *a1 = sg; *a2 = sg * (1.0 - sg);
-        return;
-    }
-    case DP_ACT_NONE:
-    default:
-        *a = z; *a1 = 1; *a2 = 0;
-        return;
-    }
-}
 
 /* sum_k a[k] b[k], four lanes at a time. */
 static inline double dot(const double *a, const double *b, int K)
@@ -143,7 +106,7 @@ void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d
         }
         for (int o = 0; o < L->nout; o++) {
             double a, a1, a2, g = L->idt ? L->idt[o] : 1.0, dz = du[o];
-            act_eval(L->act, u[o], &a, &a1, &a2);
+            dp_act_eval(L->act, u[o], &a, &a1, &a2);
             u[o] = a * g;
             du[o] = a1 * dz * g;
             d2u[o] = (a2 * dz * dz + a1 * d2u[o]) * g;
@@ -191,7 +154,7 @@ void dp_net_fit(const dp_net *net, int nb, const double *x0, double *y_out, doub
             double *yb = y + (size_t)b * no, *sb = sl + (size_t)b * no;
             for (int o = 0; o < no; o++) {
                 double a, a1, a2, g = L->idt ? L->idt[o] : 1.0;
-                act_eval(L->act, yb[o], &a, &a1, &a2);
+                dp_act_eval(L->act, yb[o], &a, &a1, &a2);
                 yb[o] = a * g;
                 sb[o] = a1 * g;
             }
