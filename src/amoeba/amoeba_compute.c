@@ -1,9 +1,12 @@
-/* One step of amoeba/pk: the kernels in order, with the communication between them (the cpu
- * backend), and the dispatch of pk_amoeba_compute to the state's backend. */
+/* One step of amoeba/pk: the kernels in order, with the communication between them (the
+ * driver every CPU backend runs, with its table of pair kernels: amoeba_kernels.h), and the
+ * dispatch of pk_amoeba_compute to the state's backend. */
 #include <math.h>
 #include <string.h>
 
-#include "amoeba_internal.h"
+#include "amoeba_kernels.h"
+
+const amoeba_kernels AMOEBA_PORTABLE = {0};
 
 void pk_amoeba_state_free(pk_amoeba_state *state)
 {
@@ -25,7 +28,7 @@ double pk_amoeba_state_bytes(const pk_amoeba_state *state)
     return bytes + pk_backend_memory(&state->backend);
 }
 
-static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
                     const pk_amoeba_list *nl, const pk_amoeba_comm *comm, pk_amoeba_terms terms,
                     pk_amoeba_state *state, pk_out *out, pk_status *st)
 {
@@ -82,8 +85,8 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
 
     if (terms.polar) {
         pk_timer_start(&state->t_induce);
-        rc = pk_amoeba_induce(m, a, s, nl, &state->pairs, (const double (*)[13])rpole, comm, u,
-                              &state->induce, &state->last, st);
+        rc = amoeba_induce_run(k, m, a, s, nl, &state->pairs, (const double (*)[13])rpole, comm,
+                               u, &state->induce, &state->last, st);
         pk_timer_stop(&state->t_induce);
         if (rc) return rc;
         state->pcg_iterations += state->last.iterations;
@@ -108,14 +111,14 @@ static pk_code step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba
     return rc;
 }
 
-pk_code amoeba_cpu_step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                        const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
-                        pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,
-                        pk_status *st)
+pk_code amoeba_step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a,
+                    const pk_amoeba_sites *s, const pk_amoeba_list *nl,
+                    const pk_amoeba_comm *comm, pk_amoeba_terms terms, pk_amoeba_state *state,
+                    pk_out *out, pk_status *st)
 {
     /* each term's energy is collected from zero, then added to the caller's total */
     const double e_in = out->energy;
-    pk_code rc = step(m, a, s, nl, comm, terms, state, out, st);
+    pk_code rc = step(k, m, a, s, nl, comm, terms, state, out, st);
     out->energy = e_in + state->energy[0] + state->energy[1] + state->energy[2];
     return rc;
 }

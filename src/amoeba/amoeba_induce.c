@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "amoeba_internal.h"
+#include "amoeba_kernels.h"
 #include "amoeba_lanes.h"
 
 #define POLMIN 1.0e-8   /* smallest polarizability used as a PCG weight (LAMMPS) */
@@ -53,23 +54,6 @@ double pk_amoeba_induce_work_bytes(const pk_amoeba_induce_work *w)
     return bytes;
 }
 
-/* Per listed atom ii: room, where the room for its pairs would start if every entry of
- * the list were kept (padded to groups of 4); its dipole pairs' and preconditioner pairs'
- * first entries and counts, padded to a multiple of 4 with zero tensors. A thread stores
- * the pairs of its atoms one after the other from the room of its first atom, so that a
- * product streams through them. */
-typedef struct {
-    int room, off, ndip, poff, npc;
-} slot;
-
-/* An atom's 6 columns (lanes order, below) padded to 8 doubles in the products. */
-typedef double lane8[8];
-
-/* The per-step tensors of a pair set, stored by groups of 4 pairs: entry e has its partner
- * col[e] (the byte offset of the partner's lane8 row in a product; an int, so up to 2^25
- * atoms on a rank) and its tensor {s, -b3} (the header), component c at
- * ten[4 (e - e % 4) + 4 c + e % 4], so that a group's components load as four lane4. */
-
 /* a0 + a2 and a1 + a3 */
 static inline lane2 lane4_fold(lane4 a)
 {
@@ -78,48 +62,14 @@ static inline lane2 lane4_fold(lane4 a)
 
 /* ---- direct field ----------------------------------------------------------------------- */
 
-/* What the pairs need of an atom (owned and ghost), as a row of doubles that four
- * partners' rows transpose into SIMD vectors (in w->padded, which the PCG uses only after
- * the direct field): its type's alpha, sqrt(alpha), pdamp^-3 (infinite for pdamp = 0:
- * undamped) and Thole parameter, its group and the byte offset of its row in the products
- * (a ghost replaced by its owned copy when here). */
-enum { A_POL, A_SPOL, A_IPD3, A_THOLE, A_GROUP, A_COL, A_LEN };
-
-/* The batch's scratch arrays: per-pair inputs (pair_inputs, pair_kernels), then the
- * preconditioner blocks (pair_fields). The batch is padded to whole groups of 4
- * (amoeba_batch); the padding gets zero scales, so its fields and tensors are 0. */
-enum {
-    S_DSC, S_PSC, S_USC,           /* d, p and mutual scale factors */
-    S_POL, S_SPOL,                 /* alpha_i alpha_k and its square root */
-    S_THOLE,                       /* Thole's a / r^3 = min(thole_i, thole_k) / (pdamp_i
-                                      pdamp_k)^3, infinite where undamped */
-    S_B0, S_B1, S_B2, S_SR,        /* damped kernels (pair_kernels), S(r) */
-    S_PX, S_PY, S_PZ, S_PB,        /* preconditioner block {s, -b3} */
-    S_PCOL,                        /* k's A_COL (packed with the preconditioner blocks) */
-    S_COUNT
-};
-
 typedef long long long4 __attribute__((vector_size(4 * sizeof(long long))));
 typedef int int4 __attribute__((vector_size(4 * sizeof(int))));
-
-/* What the direct-field kernel reads. */
-typedef struct {
-    const pk_amoeba_model *m;
-    const pk_amoeba_sites *s;
-    const pk_amoeba_pairs *pairs;
-    const double (*rpole)[13];
-    const double (*arow)[A_LEN];   /* the atoms' rows */
-    double off2;                   /* polar_cut^2 */
-    double ghost_col;              /* A_COL from here on: a ghost's row */
-    amoeba_switch sw;
-    int use_pc, mutual;
-} field_ctx;
 
 /* The per-pair inputs of the padded batch of i, four pairs at a time from their partners'
  * rows: scale factors by group and special class (0 in the padding), Thole coefficient,
  * polarizabilities, and col[j], the byte offset of partner j's row in the products (i for
  * the padding). Returns how many partners are still ghosts. */
-static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npad, int *col)
+static int pair_inputs(const amoeba_field_ctx *c, int i, const amoeba_batch *b, int npad, int *col)
 {
     const pk_amoeba_model *m = c->m;
     const double (*arow)[A_LEN] = c->arow, *ti = arow[i];
@@ -172,7 +122,7 @@ static int pair_inputs(const field_ctx *c, int i, const amoeba_batch *b, int npa
  * Thole-damped 1/r^3, 3/r^5, 15/r^7 and, in SMOOTH mode, S(r) (smooth is a constant in each
  * copy, pair_fields). A loop of its own: its chain of sqrt, exp and products is long, and
  * the processor overlaps more iterations of two short loops than of one long one. */
-static inline __attribute__((always_inline)) void pair_kernels(const field_ctx *c,
+static inline __attribute__((always_inline)) void pair_kernels(const amoeba_field_ctx *c,
                                                                 const amoeba_batch *b, int npad,
                                                                 const int smooth)
 {
@@ -219,7 +169,7 @@ static inline void add_rows4(double (*fl)[6], const int *k, const lane4 f[6])
  * fl), and, for mutual polarization (ten, the batch's first tensor group, not NULL), the
  * dipole-dipole tensors, stored, and the preconditioner blocks (S_PX...). smooth is a
  * constant in each of the two copies (pair_fields). */
-static inline __attribute__((always_inline)) void pair_fields_mode(const field_ctx *c, int i,
+static inline __attribute__((always_inline)) void pair_fields_mode(const amoeba_field_ctx *c, int i,
                                                                     const amoeba_batch *b,
                                                                     int npad, double fi[6],
                                                                     double (*fl)[6], double *ten,
@@ -303,8 +253,8 @@ static inline __attribute__((always_inline)) void pair_fields_mode(const field_c
     }
 }
 
-static void pair_fields(const field_ctx *c, int i, const amoeba_batch *b, int npad, double fi[6],
-                        double (*fl)[6], double *ten)
+static void pair_fields(const amoeba_field_ctx *c, int i, const amoeba_batch *b, int npad,
+                        double fi[6], double (*fl)[6], double *ten)
 {
     if (c->sw.on) {
         pair_kernels(c, b, npad, 1);
@@ -350,7 +300,7 @@ static int pack_pc(const unsigned char *pc, double *sc, size_t cap, int npad)
  * slot (its npad dipole pairs were stored at off... by pair_fields; a preconditioner pair
  * beyond polar_cut keeps a zero T_ik there). */
 static void store_tensors(const amoeba_batch *b, int i, int npad, int off, int poff,
-                          int *pcol, double *pten, slot *sl)
+                          int *pcol, double *pten, amoeba_slot *sl)
 {
     const size_t cap = (size_t)b->cap;
     double *sc = b->scratch;
@@ -374,22 +324,22 @@ static void store_tensors(const amoeba_batch *b, int i, int npad, int off, int p
 /* Direct field of the permanent multipoles (both sets) and, for mutual polarization, the
  * pair tensors of the PCG; *ghosts counts the pairs whose partner is a ghost that is not
  * an image of an owned atom. */
-static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
+static pk_code direct_field(const amoeba_kernels *kern, const pk_amoeba_model *m,
+                            const pk_atoms *a, const pk_amoeba_sites *s,
                             const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
-                            const double (*rpole)[13],
-                            pk_amoeba_induce_work *w, double (*field)[6], double *ghosts,
-                            pk_status *st)
+                            const double (*rpole)[13], pk_amoeba_induce_work *w,
+                            double (*field)[6], double *ghosts, pk_status *st)
 {
     const int nlocal = a->nlocal, nall = nlocal + a->nghost;
     const int nt = pk_max_threads();
     const int ntrow = m->ntypes + 1;   /* types 1..ntypes */
-    field_ctx c = {m, s, pairs, rpole, NULL, m->set.polar_cut * m->set.polar_cut,
+    amoeba_field_ctx c = {m, s, pairs, rpole, NULL, m->set.polar_cut * m->set.polar_cut,
                    (double)sizeof(lane8) * nlocal, {0}, 0,
                    m->polarization == PK_AMOEBA_POLAR_MUTUAL};
     c.use_pc = c.mutual && m->set.pcg_precond;
     if (amoeba_switch_init(m, 1, &c.sw, st)) return st->code;
     if (!c.sw.on) c.sw.width = 1.0;   /* S(r) unused: keep its arithmetic finite */
-    slot *sl = w->counts.data;
+    amoeba_slot *sl = w->counts.data;
     int *col = w->pairs.data, *pcol = w->pc_pairs.data;
     double *ten = w->tensors.data, *pten = w->pc_tensors.data;
 
@@ -431,7 +381,9 @@ static pk_code direct_field(const pk_amoeba_model *m, const pk_atoms *a, const p
             amoeba_batch_pairs(&b, c.pairs, i, ii, c.off2, c.use_pc);
             const int npad = amoeba_padded(b.n);
             remote += pair_inputs(&c, i, &b, npad, col + off);
-            pair_fields(&c, i, &b, npad, fl[i], fl, c.mutual ? ten + 4 * (size_t)off : NULL);
+            double *const t = c.mutual ? ten + 4 * (size_t)off : NULL;
+            if (kern->field) kern->field(&c, i, &b, npad, fl[i], fl, t);
+            else pair_fields(&c, i, &b, npad, fl[i], fl, t);
             if (!c.mutual) continue;
             store_tensors(&b, i, npad, off, poff, pcol, pten, &sl[ii]);
             off += sl[ii].ndip;
@@ -483,12 +435,13 @@ static inline void pair_pair(const char *v, char *y, int ka, int kb, lane4 sx, l
  * order, in rows of 8 doubles). Each pair is stored once and applied to both atoms; a
  * group of four pairs {a b c d} is taken as the two-pair vectors (a, c) and (b, d)
  * (pair_pair), whose tensor components are the group's even and odd entries duplicated.
- * y goes through per-thread copies (acc, whose target is y) summed in thread order.
+ * y goes through per-thread copies (acc, whose target is y), which the caller sums in thread
+ * order (apply_pairs).
  * vty = v.y of each set over this rank's pairs: as T_ki = T_ik, each stored pair gives
  * v_i.T v_k + v_k.T v_i = 2 v_i.(T v_k), i's sums dotted with v_i once per atom, so that
  * the PCG needs no pass over the rows for it (summed over ranks, as each pair is stored on
  * one rank). */
-static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const int *col,
+static void pairs_apply(const pk_amoeba_list *nl, const amoeba_slot *sl, int pc, const int *col,
                         const double *ten, pk_accum *acc, const lane8 *in, double vty[2])
 {
     const char *v = (const char *)in;
@@ -527,7 +480,6 @@ static void pairs_apply(const pk_amoeba_list *nl, const slot *sl, int pc, const 
     for (int t = 1; t < nt; t++) dot += part[t];
     vty[0] = 2.0 * (dot[0] + dot[2]);
     vty[1] = 2.0 * (dot[1] + dot[3]);
-    pk_accum_reduce(acc);
 }
 
 /* Forward (owned values onto their ghost images) or reverse (ghost rows added onto their
@@ -544,20 +496,22 @@ static void comm_rows(const pk_atoms *a, pk_amoeba_induce_work *w, const pk_amoe
     for (int i = reverse ? 0 : n; i < (reverse ? n : nall); i++) memcpy(v[i], t[i], sizeof t[i]);
 }
 
-/* y += the products of one pair set (pc: the preconditioner's) with v, whose owned rows
+/* y += the products of one pair set (pc: the preconditioner's; prod[pc] computes them) with
+ * v, whose owned rows
  * must be 0 on entry; vty = v.(T v) of each set on this rank (pairs_apply). When the pairs
  * name ghosts, v's ghost rows are refreshed first and y's are summed onto their owners. */
 static pk_code apply_pairs(const pk_atoms *a, const pk_amoeba_list *nl, pk_amoeba_induce_work *w,
-                           const pk_amoeba_comm *comm, int pc, lane8 *v, lane8 *y, double vty[2],
-                           pk_status *st)
+                           const pk_amoeba_comm *comm, amoeba_products_fn *const prod[2], int pc,
+                           lane8 *v, lane8 *y, double vty[2], pk_status *st)
 {
     const int n = a->nlocal, nrows = w->local ? n : n + a->nghost;
     if (!w->local) comm_rows(a, w, comm, v, 0);
     memset(y + n, 0, (size_t)(nrows - n) * sizeof *y);
     if (pk_accum_begin(&w->acc, pk_max_threads(), &y[0][0], (size_t)nrows * 8, st))
         return st->code;
-    pairs_apply(nl, w->counts.data, pc, pc ? w->pc_pairs.data : w->pairs.data,
+    prod[pc](nl, w->counts.data, pc, pc ? w->pc_pairs.data : w->pairs.data,
                 pc ? w->pc_tensors.data : w->tensors.data, &w->acc, v, vty);
+    pk_accum_reduce(&w->acc);
     if (!w->local) comm_rows(a, w, comm, y, 1);
     return PK_OK;
 }
@@ -667,12 +621,13 @@ static void pcg_direction(int n, const double beta[2], const double *poli, const
 /* rz = r.z of each set on this rank from rr = r.r and rpr = r.(p r) of the rows; with the
  * preconditioner y gets P r (to be cleared by pcg_direction). */
 static pk_code residual_dot(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_list *nl,
-                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm, lane8 *r,
+                            pk_amoeba_induce_work *w, const pk_amoeba_comm *comm,
+                            amoeba_products_fn *const prod[2], lane8 *r,
                             lane8 *y, const double rr[2], const double rpr[2], double rz[2],
                             pk_status *st)
 {
     double rbr[2] = {0.0, 0.0};   /* r.(P r) */
-    if (m->set.pcg_precond && apply_pairs(a, nl, w, comm, 1, r, y, rbr, st)) return st->code;
+    if (m->set.pcg_precond && apply_pairs(a, nl, w, comm, prod, 1, r, y, rbr, st)) return st->code;
     for (int k = 0; k < 2; k++) rz[k] = m->set.pcg_precond ? rpr[k] + rbr[k] : rr[k];
     return PK_OK;
 }
@@ -682,6 +637,15 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
                          const double (*rpole)[13], const pk_amoeba_comm *comm, double (*u)[6],
                          pk_amoeba_induce_work *w,
                          pk_amoeba_induce_info *info, pk_status *st)
+{
+    return amoeba_induce_run(&AMOEBA_PORTABLE, m, a, s, nl, pairs, rpole, comm, u, w, info, st);
+}
+
+pk_code amoeba_induce_run(const amoeba_kernels *kern, const pk_amoeba_model *m, const pk_atoms *a,
+                          const pk_amoeba_sites *s, const pk_amoeba_list *nl,
+                          const pk_amoeba_pairs *pairs, const double (*rpole)[13],
+                          const pk_amoeba_comm *comm, double (*u)[6], pk_amoeba_induce_work *w,
+                          pk_amoeba_induce_info *info, pk_status *st)
 {
     const int n = a->nlocal, nall = n + a->nghost;
     const pk_amoeba_settings *set = &m->set;
@@ -695,9 +659,10 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
 
     /* pair slots: room for every entry of the list, in list order, padded to groups of 4 */
     size_t total = 0;
-    if (pk_buffer_reserve(&w->counts, (size_t)(nl->inum > 0 ? nl->inum : 1), sizeof(slot), st))
+    if (pk_buffer_reserve(&w->counts, (size_t)(nl->inum > 0 ? nl->inum : 1), sizeof(amoeba_slot),
+                          st))
         return st->code;
-    slot *sl = w->counts.data;
+    amoeba_slot *sl = w->counts.data;
     for (int ii = 0; ii < nl->inum; ii++) {
         sl[ii].room = (int)total;
         total += ((size_t)nl->numneigh[nl->ilist[ii]] + 3) / 4 * 4;
@@ -721,7 +686,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
 
     /* direct dipoles u_dir = alpha E_perm (also the starting guess) */
     double ghosts = 0.0;
-    if (direct_field(m, a, s, nl, pairs, rpole, w, field, &ghosts, st)) return st->code;
+    if (direct_field(kern, m, a, s, nl, pairs, rpole, w, field, &ghosts, st)) return st->code;
     comm->reverse(comm->ctx, &field[0][0], 6);
     memset(u, 0, (size_t)nall * sizeof *u);
     memset(udir, 0, (size_t)nall * sizeof *udir);
@@ -740,6 +705,12 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     }
 
     /* mutual: PCG on (alpha^-1 - T) u = E_perm for both sets at once (LAMMPS induce) */
+    /* the products of each pair set: the kernels' where they can run this step's pairs */
+    amoeba_products_fn *prod[2] = {pairs_apply, pairs_apply};
+    for (int pc = 0; pc < 2 && kern->products; pc++)
+        if (kern->products_fit(nl, sl, pc, pc ? w->pc_pairs.data : w->pairs.data,
+                            pc ? w->pc_tensors.data : w->tensors.data))
+            prod[pc] = kern->products;
     /* the products skip their communication when no rank has a ghost left in its pairs */
     comm->allreduce(comm->ctx, &ghosts, 1);
     w->local = ghosts == 0.0;
@@ -763,7 +734,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     if (set->pcg_guess) {   /* r = alpha^-1 (u_dir - u) + T u, T u through conj */
         double unused[2];
         for (int i = 0; i < n; i++) memcpy(conj[i], u[i], sizeof u[i]);
-        if (apply_pairs(a, nl, w, comm, 0, conj, y, unused, st)) return st->code;
+        if (apply_pairs(a, nl, w, comm, prod, 0, conj, y, unused, st)) return st->code;
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < 6; j++)
@@ -773,7 +744,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
     memset(conj, 0, (size_t)n * sizeof *conj);
     double rr[2], rpr[2], rz[2], cc[2];   /* rz: r.z of each set, summed over ranks */
     residual_sums(n, poli, diag, rsd, rr, rpr);
-    if (residual_dot(m, a, nl, w, comm, rsd, y, rr, rpr, rz, st)) return st->code;
+    if (residual_dot(m, a, nl, w, comm, prod, rsd, y, rr, rpr, rz, st)) return st->code;
     comm->allreduce(comm->ctx, rz, 2);
     const double first[2] = {0.0, 0.0};   /* conj = z */
     pcg_direction(n, first, poli, ipoli, diag, rsd, pr, conj, cc);
@@ -783,7 +754,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
         info->iterations++;
         /* cv = conj.((alpha^-1 - T) conj); rr and rz: the new r.r and r.z */
         double ctc[2], cv[2], al[2], beta[2];
-        if (apply_pairs(a, nl, w, comm, 0, conj, y, ctc, st)) return st->code;
+        if (apply_pairs(a, nl, w, comm, prod, 0, conj, y, ctc, st)) return st->code;
         for (int k = 0; k < 2; k++) cv[k] = cc[k] - ctc[k];
         comm->allreduce(comm->ctx, cv, 2);
         for (int k = 0; k < 2; k++) al[k] = cv[k] != 0.0 ? rz[k] / cv[k] : cv[k];
@@ -799,7 +770,7 @@ pk_code pk_amoeba_induce(const pk_amoeba_model *m, const pk_atoms *a, const pk_a
             break;
         }
         double rznew[2];
-        if (residual_dot(m, a, nl, w, comm, rsd, y, rr, rpr, rznew, st)) return st->code;
+        if (residual_dot(m, a, nl, w, comm, prod, rsd, y, rr, rpr, rznew, st)) return st->code;
         comm->allreduce(comm->ctx, rznew, 2);
         for (int k = 0; k < 2; k++) beta[k] = rz[k] != 0.0 ? rznew[k] / rz[k] : rznew[k];
         pcg_direction(n, beta, poli, ipoli, diag, rsd, pr, conj, cc);

@@ -24,11 +24,10 @@ void amoeba_model_mix(pk_amoeba_model *m, const amoeba_vdwpr *pr, int npr);
 pk_code amoeba_read_prm(pk_amoeba_model *m, const char *path, pk_status *st);
 pk_code amoeba_read_key(pk_amoeba_model *m, const char *path, pk_status *st);
 
-/* The step of the cpu backend (amoeba_compute.c): pk_amoeba_compute's contract. */
-pk_code amoeba_cpu_step(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                        const pk_amoeba_list *nl, const pk_amoeba_comm *comm,
-                        pk_amoeba_terms terms, pk_amoeba_state *state, pk_out *out,
-                        pk_status *st);
+#ifdef PK_HAVE_SVE
+/* The SVE backend (src/sve/amoeba_sve.c): the portable step with the SVE pair kernels. */
+extern const pk_backend_ops pk_amoeba_backend_sve;
+#endif
 
 /* 5th-order taper S(r) = sum c_k r^k between cut (S=1) and off (S=0), LAMMPS choose(). */
 typedef struct {

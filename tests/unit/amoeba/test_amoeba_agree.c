@@ -1,6 +1,7 @@
 /* Backend agreement of amoeba/pk (DESIGN.md section 8): the backend named on the command line
  * against the cpu backend on the same inputs, one step each:
- *   the water hexamer and the periodic 216-water box, each with elec lammps and smooth, and
+ *   the water hexamer and the periodic 216-water box (at SVE_BOX_CUT for the sve backend),
+ *   each with elec lammps and smooth, and
  *   the box once more with the PCG communicating through the callbacks (no owner map);
  *   forces, per-term and total energies, virial, per-atom energies and virials (ghost parts
  *   folded onto their owners, as LAMMPS's reverse communication does) within AGREE_RTOL;
@@ -17,12 +18,21 @@
 #include "pk_agree.h"
 #include "pk_test.h"
 
-/* Double precision: every value within 1e-10 of the cpu one, relative to the larger of its
- * own magnitude and AGREE_FLOOR times the largest magnitude of that quantity (so that values
- * that cancel to near zero, a force component or an off-diagonal virial, are compared at
- * the quantity's scale). Summation order alone moves values by ~1e-14 here. */
+/* Double precision: every value within 1e-10 of the cpu one (1e-12 for the sve backend,
+ * which the issue asks of it: it runs the same equations on the same CPU, in another
+ * summation order), relative to the larger of its own magnitude and AGREE_FLOOR times the
+ * largest magnitude of that quantity (so that values that cancel to near zero, a force
+ * component or an off-diagonal virial, are compared at the quantity's scale). Summation
+ * order alone moves values by ~1e-14 here. */
 #define AGREE_RTOL 1e-10
+#define AGREE_RTOL_SVE 1e-12
 #define AGREE_FLOOR 1e-3
+/* The sve backend is tested under emulation (qemu, three vector lengths), where the box at
+ * the key's 7 A cutoff takes minutes per run and still about a minute at 5 A: there the
+ * box's cutoffs are SVE_BOX_CUT (all terms, the tapers at the key's fractions of it) and its
+ * neighbour list and ghosts shorter alike; HAL, the multipoles, the SMOOTH switches and the
+ * PCG solve (to AGREE_POLAR_EPS) are all still exercised. */
+#define SVE_BOX_CUT 4.0
 /* The induced dipoles are solved to this RMS residual (Debye) instead of the key's 1e-5, so
  * that both backends stop at converged dipoles, not wherever an iteration count falls. */
 #define AGREE_POLAR_EPS 1e-10
@@ -91,13 +101,27 @@ static pk_code step(inputs *in, pk_amoeba_state *state, int want, result *r, pk_
     return rc;
 }
 
+/* The tolerance of this run (AGREE_RTOL or AGREE_RTOL_SVE) */
+static double rtol = AGREE_RTOL;
+
 static void close_all(const char *what, const double *got, const double *want, size_t n)
 {
-    pk_agree_close_scaled(what, got, want, n, AGREE_RTOL, AGREE_FLOOR);
+    pk_agree_close_scaled(what, got, want, n, rtol, AGREE_FLOOR);
 }
 
-static void agree(const char *file, const char *key, double ghost_cut, double list_cut,
-                  pk_amoeba_elec elec, int pcg_comm, const pk_backend_request *req)
+/* All cutoffs at cut, the tapers at the same fractions of it as before. */
+static void shorten_cutoffs(pk_amoeba_settings *set, double cut)
+{
+    set->vdw_taper *= cut / set->vdw_cut;
+    set->mpole_taper *= cut / set->mpole_cut;
+    set->polar_taper *= cut / set->polar_cut;
+    set->vdw_cut = set->mpole_cut = set->polar_cut = cut;
+}
+
+/* cut: the cutoffs of every term (0: the key's) */
+static void agree(const char *file, const char *key, double cut, double ghost_cut,
+                  double list_cut, pk_amoeba_elec elec, int pcg_comm,
+                  const pk_backend_request *req)
 {
     pk_amoeba_model m;
     pk_status st;
@@ -109,8 +133,10 @@ static void agree(const char *file, const char *key, double ghost_cut, double li
     }
     m.set.elec = elec;
     m.set.polar_eps = AGREE_POLAR_EPS;
+    if (cut > 0.0) shorten_cutoffs(&m.set, cut);
     s.pcg_comm = pcg_comm;
-    printf("%s, elec %s%s:\n", file, elec == PK_AMOEBA_ELEC_SMOOTH ? "smooth" : "lammps",
+    printf("%s, cutoff %g, elec %s%s:\n", file, m.set.polar_cut,
+           elec == PK_AMOEBA_ELEC_SMOOTH ? "smooth" : "lammps",
            pcg_comm ? ", PCG through the communication callbacks" : "");
 
     inputs in = {.s = &s, .m = &m, .a = ts_atoms(&s), .comm = ts_comm(&s)};
@@ -145,6 +171,8 @@ static void agree(const char *file, const char *key, double ghost_cut, double li
     printf("  on %s\n", pk_amoeba_backend(&state)->info.device);
     rc = step(&in, &state, 1, &got, &st);
     PK_CHECK(rc == PK_OK, "step: %s", st.msg);
+    printf("  %s: E = %.10f kcal/mol, %d PCG iterations\n", pk_backend_name(req->kind),
+           got.energy[3], got.info.iterations);
     if (!rc) rc = step(&in, &state, 1, &again, &st);
     if (!rc) rc = step(&in, &state, 0, &bare, &st);
     PK_CHECK(rc == PK_OK, "rerun: %s", st.msg);
@@ -180,10 +208,15 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
     static const char HEX[] = "water_hexamer.txt", BOX[] = "water_box.txt";
     static const char HEX_KEY[] = "amoeba_water.key", BOX_KEY[] = "amoeba_water_box_noewald.key";
-    agree(HEX, HEX_KEY, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
-    agree(HEX, HEX_KEY, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
-    agree(BOX, BOX_KEY, 9.0, 7.5, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
-    agree(BOX, BOX_KEY, 9.0, 7.5, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
-    agree(BOX, BOX_KEY, 9.0, 7.5, PK_AMOEBA_ELEC_SMOOTH, 1, &req);
+    /* the box's cutoff, ghost cutoff and neighbour list cutoff (cutoff + skin) */
+    const int sve = req.kind == PK_BACKEND_SVE;
+    const double cut = sve ? SVE_BOX_CUT : 0.0, ghost = sve ? SVE_BOX_CUT + 2.0 : 9.0;
+    const double list = sve ? SVE_BOX_CUT + 0.5 : 7.5;
+    if (sve) rtol = AGREE_RTOL_SVE;
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
+    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
+    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
+    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 1, &req);
     return pk_test_finish();
 }
