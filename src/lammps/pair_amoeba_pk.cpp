@@ -489,8 +489,9 @@ void PairAmoebaPK::compute(int eflag, int vflag)
 void PairAmoebaPK::finish()
 {
   if (!have_model) return;
-  const double t[4] = {state.t_hal.total, state.t_mpole.total, state.t_induce.total,
-                       state.t_polar.total};
+  // not const: the STUBS MPI of serial LAMMPS builds takes void *
+  double t[4] = {state.t_hal.total, state.t_mpole.total, state.t_induce.total,
+                 state.t_polar.total};
   double tsum[4];
   MPI_Allreduce(t, tsum, 4, MPI_DOUBLE, MPI_SUM, world);
   if (comm->me != 0 || state.steps == 0) return;

@@ -264,7 +264,7 @@ void PairHDNNPPK::extrapolation_warnings()
     pk_hdnnp_ew_reset(ctx);
     return;
   }
-  const bigint mine = pk_hdnnp_ew_count(ctx);
+  bigint mine = pk_hdnnp_ew_count(ctx);   // not const: the STUBS MPI of serial builds takes void *
   bigint now = 0;
   MPI_Allreduce(&mine, &now, 1, MPI_LMP_BIGINT, MPI_SUM, world);
   if (showew && now > 0) print_warnings(now);
@@ -304,7 +304,9 @@ void PairHDNNPPK::print_warnings(bigint count)
     for (int r = 1; r < nprocs; r++) offsets[r] = offsets[r - 1] + sizes[r - 1];
     all.resize(offsets[nprocs - 1] + sizes[nprocs - 1]);
   }
-  MPI_Gatherv(w, bytes, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, 0, world);
+  // const_cast: the STUBS MPI of serial LAMMPS builds declares send buffers void *
+  MPI_Gatherv(const_cast<pk_hdnnp_ew *>(w), bytes, MPI_BYTE, all.data(), sizes.data(),
+              offsets.data(), MPI_BYTE, 0, world);
   if (me != 0) return;
 
   std::string text;
