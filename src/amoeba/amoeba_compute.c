@@ -56,7 +56,7 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
     if (terms.hal) {
         out->energy = 0.0;
         pk_timer_start(&state->t_hal);
-        rc = pk_amoeba_hal(m, a, s, nl, &state->pairs, &state->work, out, st);
+        rc = amoeba_hal_run(k, m, a, s, nl, &state->pairs, &state->work, out, st);
         pk_timer_stop(&state->t_hal);
         if (rc) return rc;
         state->energy[0] = out->energy;
@@ -77,8 +77,8 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
     memset(torque, 0, nall * sizeof *torque);
     out->energy = 0.0;
     if (!rc && terms.mpole)
-        rc = pk_amoeba_mpole(m, a, nl, &state->pairs, (const double (*)[13])rpole, torque,
-                             &state->work, out, st);
+        rc = amoeba_mpole_run(k, m, a, nl, &state->pairs, (const double (*)[13])rpole, torque,
+                              &state->work, out, st);
     state->energy[1] = out->energy;
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
@@ -97,8 +97,9 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
         out->energy = 0.0;
         pk_amoeba_polar_energy(m, a, s, (const double (*)[6])u, &state->induce, out);
         state->energy[2] = out->energy;
-        rc = pk_amoeba_polar_forces(m, a, s, nl, &state->pairs, (const double (*)[13])rpole,
-                                    (const double (*)[6])u, torque, &state->work, out, st);
+        rc = amoeba_polar_forces_run(k, m, a, s, nl, &state->pairs,
+                                     (const double (*)[13])rpole, (const double (*)[6])u,
+                                     torque, &state->work, out, st);
         pk_timer_stop(&state->t_polar);
         if (rc) return rc;
     }

@@ -7,11 +7,12 @@
  * tau = (1+d) / (r + d rv). Hydrogens interact from a site moved towards their bond
  * partner, x_red = f (x_H - x_P) + x_P (the class's reduction factor f), so the force on
  * the site is shared f : (1-f) between H and P. Beyond set.vdw_taper the energy is
- * multiplied by the 5th-order taper S(r), reaching 0 at set.vdw_cut. */
+ * multiplied by the 5th-order taper S(r), reaching 0 at set.vdw_cut. A backend's
+ * amoeba_hal_fn (amoeba_kernels.h) may take the place of the pair loop. */
 #include <math.h>
 #include <string.h>
 
-#include "amoeba_internal.h"
+#include "amoeba_kernels.h"
 #include "amoeba_lanes.h"
 
 /* Per-step data of an atom, found once before the pair loops: its site (the reduced
@@ -25,9 +26,6 @@ typedef lane4 hal_site;   /* x, y, z, share */
 typedef struct {
     int cls, partner;
 } hal_atom;
-
-/* per-pair scratch arrays: R_min, scaled epsilon, energy, force on site j */
-enum { HAL_SCRATCH = 6 };
 
 /* Gather the neighbours k of atom i among the entries jlist[0..nn) whose sites are within
  * off2 of i's into b (r = site k - site i) with their pair parameters: R_min (rrow: i's row
@@ -145,6 +143,14 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
                       const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs, pk_amoeba_work *w,
                       pk_out *out, pk_status *st)
 {
+    return amoeba_hal_run(&AMOEBA_PORTABLE, m, a, s, nl, pairs, w, out, st);
+}
+
+pk_code amoeba_hal_run(const amoeba_kernels *kern, const pk_amoeba_model *m, const pk_atoms *a,
+                       const pk_amoeba_sites *s, const pk_amoeba_list *nl,
+                       const pk_amoeba_pairs *pairs, pk_amoeba_work *w, pk_out *out,
+                       pk_status *st)
+{
     const int nall = a->nlocal + a->nghost;
     const double (*x)[3] = a->x;
     const int nt = pk_max_threads();
@@ -176,7 +182,7 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
     if (pk_accum_begin(&w->acc_f, nt, &out->f[0][0], (size_t)nall * 3, st) ||
         (out->eatom && pk_accum_begin(&w->acc_e, nt, out->eatom, (size_t)nall, st)) ||
         (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
-        amoeba_batches_begin(&w->batches, nl, nt, HAL_SCRATCH, st) ||
+        amoeba_batches_begin(&w->batches, nl, nt, H_COUNT, st) ||
         amoeba_partials_begin(w, nt, st))
         return st->code;
 
@@ -194,14 +200,17 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
         double *part = amoeba_partials_slice(w, tid);
         lane4 *fs = fsite + (size_t)tid * nall;
         amoeba_batch b = amoeba_batch_slice(&w->batches, tid);
-        double *rv = b.scratch, *eps = rv + b.cap, *en = eps + b.cap;
-        double *gx = en + b.cap, *gy = gx + b.cap, *gz = gy + b.cap;
+        const size_t cap = (size_t)b.cap;
+        double *rv = b.scratch + H_RV * cap, *eps = b.scratch + H_EPS * cap;
+        double *en = b.scratch + H_E * cap, *gx = b.scratch + H_GX * cap;
+        double *gy = b.scratch + H_GY * cap, *gz = b.scratch + H_GZ * cap;
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
         int my_missing = -1;
         /* thread-private copies: GCC does not vectorise a loop that reads the parallel
          * region's shared variables */
         const amoeba_taper t = tp;
         const double dh = dhal, gh = ghal;
+        const amoeba_hal_ctx hc = {.taper = tp, .dhal = dhal, .ghal = ghal};
         memset(fs, 0, (size_t)nall * sizeof *fs);
 
 #pragma omp for schedule(static)
@@ -212,30 +221,35 @@ pk_code pk_amoeba_hal(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoe
             const int np = hal_gather(&b, jlist, nn, site, ha, i, t.off2, m->radmin + ci * ncls,
                                       m->epsmix + ci * ncls, m->vdw_scale, rv, eps, &my_missing);
             const double *r2s = b.r2, *rx = b.rx, *ry = b.ry, *rz = b.rz;
-            double e_i = 0.0;
             double v0 = 0.0, v1 = 0.0, v2 = 0.0, v3 = 0.0, v4 = 0.0, v5 = 0.0;
+            double e_i = 0.0;
+            if (kern->hal) {
+                e_i = kern->hal(&hc, &b, np);
+            } else {
 #pragma omp simd reduction(+ : e_i)
-            for (int n = 0; n < np; n++) {
-                const double r2 = r2s[n], r = sqrt(r2), v = rv[n];
-                const double rv2 = v * v, rv7 = rv2 * rv2 * rv2 * v;
-                const double r6 = r2 * r2 * r2;
-                const double s7 = rv7 / (r6 * r + gh * rv7), inv_a = 1.0 / (r + dh * v);
-                const double tau = (dh + 1.0) * inv_a;   /* a = r + d rv */
-                const double tau2 = tau * tau, tau7 = tau2 * tau2 * tau2 * tau;
-                const double e = eps[n] * tau7 * rv7 * ((gh + 1.0) * s7 - 2.0);
-                /* s7 = rv^7 / (r^7 + g rv^7); dE/dr: d(tau^7)/dr = -7 tau^7 / a,
-                 * d(s7)/dr = -7 r^6 s7^2 / rv^7 */
-                const double de = -7.0 * (inv_a * e + eps[n] * tau7 * r6 * (gh + 1.0) * s7 * s7);
-                double dsw;
-                const double sw = r2 > t.cut2 ? amoeba_taper_eval(&t, r, &dsw) : 1.0;
-                const double gr = (r2 > t.cut2 ? e * dsw + de * sw : de) / r;
-                /* force on site j: -dE/dr r/|r| with r = xred_j - xred_i; site i gets minus */
-                const double f0 = -gr * rx[n], f1 = -gr * ry[n], f2 = -gr * rz[n];
-                en[n] = e * sw;
-                gx[n] = f0;
-                gy[n] = f1;
-                gz[n] = f2;
-                e_i += e * sw;
+                for (int n = 0; n < np; n++) {
+                    const double r2 = r2s[n], r = sqrt(r2), v = rv[n];
+                    const double rv2 = v * v, rv7 = rv2 * rv2 * rv2 * v;
+                    const double r6 = r2 * r2 * r2;
+                    const double s7 = rv7 / (r6 * r + gh * rv7), inv_a = 1.0 / (r + dh * v);
+                    const double tau = (dh + 1.0) * inv_a;   /* a = r + d rv */
+                    const double tau2 = tau * tau, tau7 = tau2 * tau2 * tau2 * tau;
+                    const double e = eps[n] * tau7 * rv7 * ((gh + 1.0) * s7 - 2.0);
+                    /* s7 = rv^7 / (r^7 + g rv^7); dE/dr: d(tau^7)/dr = -7 tau^7 / a,
+                     * d(s7)/dr = -7 r^6 s7^2 / rv^7 */
+                    const double de =
+                        -7.0 * (inv_a * e + eps[n] * tau7 * r6 * (gh + 1.0) * s7 * s7);
+                    double dsw;
+                    const double sw = r2 > t.cut2 ? amoeba_taper_eval(&t, r, &dsw) : 1.0;
+                    const double gr = (r2 > t.cut2 ? e * dsw + de * sw : de) / r;
+                    /* force on site j: -dE/dr r/|r| with r = xred_j - xred_i; site i gets minus */
+                    const double f0 = -gr * rx[n], f1 = -gr * ry[n], f2 = -gr * rz[n];
+                    en[n] = e * sw;
+                    gx[n] = f0;
+                    gy[n] = f1;
+                    gz[n] = f2;
+                    e_i += e * sw;
+                }
             }
             /* virial sum r_ij (x) F_i over reduced sites (exact: x_red is linear in x), in a
              * loop of its own: its six sums would crowd the registers of the one above */

@@ -87,12 +87,93 @@ typedef void amoeba_products_fn(const pk_amoeba_list *nl, const amoeba_slot *sl,
 typedef int amoeba_products_fit_fn(const pk_amoeba_list *nl, const amoeba_slot *sl, int pc,
                                    const int *col, const double *ten);
 
+/* ---- HAL van der Waals (amoeba_hal.c) -------------------------------------------------- */
+
+/* The HAL batch scratch arrays: the pair's R_min and scaled epsilon (0 in the padding;
+ * inputs), its energy and the force on k's site (results). */
+enum { H_RV, H_EPS, H_E, H_GX, H_GY, H_GZ, H_COUNT };
+
+/* What the HAL pair kernel reads besides the batch: the taper and the buffer constants. */
+typedef struct {
+    amoeba_taper taper;
+    double dhal, ghal;
+} amoeba_hal_ctx;
+
+/* The HAL pair kernel over a padded batch of sites (npad pairs, r and r^2 the sites'
+ * separation; scratch inputs H_RV, H_EPS filled): each pair's tapered energy and the force
+ * on k's site, into H_E..H_GZ; returns the sum of the energies (the portable form is the
+ * pair loop of pk_amoeba_hal, amoeba_hal.c). */
+typedef double amoeba_hal_fn(const amoeba_hal_ctx *c, const amoeba_batch *b, int npad);
+
+/* ---- multipoles (amoeba_mpole.c) ------------------------------------------------------- */
+
+/* The multipole batch scratch arrays: the partner's row in rpole (13 k, a long: with int
+ * inputs GCC vectorises the portable pair loop by 8 pairs and spills) and the pair's
+ * Coulomb constant times its 1-n scale factor, 0 in the padding (inputs); the pair energy,
+ * force on k and torque on k (results). */
+enum { M_ROW, M_FSCALE, M_E, M_F, M_TK = M_F + 3, M_COUNT = M_TK + 3 };
+
+/* What the multipole pair kernel reads besides the batch: the multipoles, and the SMOOTH
+ * mode's cutoff R, 1/R^2 and switch (amoeba_mpole.c). */
+typedef struct {
+    const double (*rpole)[13];
+    double R, iR2, start, iw;
+    int smooth;
+} amoeba_mpole_ctx;
+
+/* The multipole pair kernel over the padded batch of atom i (npad pairs, scratch inputs
+ * M_ROW, M_FSCALE filled), with the sums of its results (the portable form is
+ * mpole_simd_pair then mpole_apply, amoeba_mpole.c): each pair's energy, force on k and
+ * torque on k; the forces and torques added to the atoms' rows of f and tq (i's the sums
+ * over the batch), when eatom or vatom is not NULL each pair's half energy and virial to
+ * both atoms' rows, and the batch's energy and virial into sums[0] and sums[1..6]. Scratch
+ * M_E..M_TK is the kernel's own. */
+typedef void amoeba_mpole_fn(const amoeba_mpole_ctx *c, int i, const amoeba_batch *b, int npad,
+                             double (*f)[3], double (*tq)[3], double *eatom,
+                             double (*vatom)[6], double sums[7]);
+
+/* ---- polarization forces (amoeba_polar.c) ---------------------------------------------- */
+
+/* The polarization forces' batch scratch arrays: the inputs of each pair (polar_inputs),
+ * then its results. */
+enum {
+    P_ROW,                   /* the neighbour's index k, a long */
+    P_DS, P_PS, P_US,        /* d, p and mutual scales (0 in the padding) */
+    P_PDAMP, P_THOLE,        /* the neighbour's pdamp and Thole parameter */
+    P_F,                     /* force on k */
+    P_TI = P_F + 3,          /* torque on i */
+    P_TK = P_TI + 3,         /* torque on k */
+    P_COUNT = P_TK + 3
+};
+
+/* What the polarization pair kernel reads besides the batch. */
+typedef struct {
+    const double (*rpole)[13], (*u)[6];
+    double hf;                     /* 1/2 the electric constant over the dielectric */
+    double start, inv_width;       /* the switch x = (r - start) inv_width, when smooth */
+    int smooth;
+    double pdi, thi;               /* i's pdamp and Thole parameter */
+} amoeba_polar_ctx;
+
+/* The polarization pair kernel over the padded batch of atom i (npad pairs, scratch inputs
+ * P_ROW..P_THOLE filled), with the sums of its results (the portable form is polar_pairs
+ * then polar_apply, amoeba_polar.c): each pair's force on k and torques on i and k; the
+ * forces and torques added to the atoms' rows of f and tq (i's the sums over the batch),
+ * the virial to vir[6] and, when vatom is not NULL, each pair's half to both atoms' rows.
+ * Scratch P_F..P_TK is the kernel's own. */
+typedef void amoeba_polar_fn(const amoeba_polar_ctx *c, int i, const amoeba_batch *b, int npad,
+                             double (*f)[3], double (*tq)[3], double *vir,
+                             double (*vatom)[6]);
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 typedef struct {
     amoeba_field_fn *field;
     amoeba_products_fn *products;
     amoeba_products_fit_fn *products_fit;   /* with products */
+    amoeba_polar_fn *polar;
+    amoeba_mpole_fn *mpole;
+    amoeba_hal_fn *hal;
 } amoeba_kernels;
 
 /* All portable. */
@@ -104,6 +185,26 @@ pk_code amoeba_induce_run(const amoeba_kernels *k, const pk_amoeba_model *m, con
                           const pk_amoeba_pairs *pairs, const double (*rpole)[13],
                           const pk_amoeba_comm *comm, double (*u)[6], pk_amoeba_induce_work *w,
                           pk_amoeba_induce_info *info, pk_status *st);
+
+/* pk_amoeba_hal with the kernels of k. */
+pk_code amoeba_hal_run(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a,
+                       const pk_amoeba_sites *s, const pk_amoeba_list *nl,
+                       const pk_amoeba_pairs *pairs, pk_amoeba_work *w, pk_out *out,
+                       pk_status *st);
+
+/* pk_amoeba_mpole with the kernels of k. */
+pk_code amoeba_mpole_run(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a,
+                         const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                         const double (*rpole)[13], double (*torque)[3], pk_amoeba_work *w,
+                         pk_out *out, pk_status *st);
+
+/* pk_amoeba_polar_forces with the kernels of k. */
+pk_code amoeba_polar_forces_run(const amoeba_kernels *k, const pk_amoeba_model *m,
+                                const pk_atoms *a, const pk_amoeba_sites *s,
+                                const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                                const double (*rpole)[13], const double (*u)[6],
+                                double (*torque)[3], pk_amoeba_work *w, pk_out *out,
+                                pk_status *st);
 
 /* One step (pk_amoeba_compute's contract) with the kernels of k. */
 pk_code amoeba_step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a,

@@ -20,10 +20,11 @@
  * reads the neighbours' moments from their rpole rows and computes each pair's energy,
  * force and torque on k (in SMOOTH mode also shifted and switched) into scratch arrays;
  * a loop over groups of four pairs adds the forces and torques to the atoms k in list
- * order and sums the energy, virial and force and torque on i. */
+ * order and sums the energy, virial and force and torque on i. A backend's
+ * amoeba_mpole_fn (amoeba_kernels.h) may take the place of both loops. */
 #include <math.h>
 
-#include "amoeba_internal.h"
+#include "amoeba_kernels.h"
 #include "amoeba_lanes.h"
 
 /* A site's moments: charge, dipole and the six distinct components of the symmetric
@@ -122,10 +123,7 @@ amoeba_mpole_pair(const mpole_site *si, const mpole_site *sk, const double r[3],
     return e;
 }
 
-/* Scratch arrays of a batch: the partner's row in rpole (13 k, a long: with int inputs GCC
- * vectorizes the pair loop by 8 pairs and spills) and the pair's Coulomb constant times its
- * 1-n scale factor (inputs); the pair energy, force on k and torque on k (results). */
-enum { IN_ROW, IN_FSCALE, OUT_E, OUT_F, OUT_TK = OUT_F + 3, NSCRATCH = OUT_TK + 3 };
+/* The batch's scratch arrays are M_ROW..M_COUNT (amoeba_kernels.h). */
 
 /* The SIMD loops run over whole vectors of 4 pairs, the batch's padding included
  * (amoeba_padded; r = (1, 0, 0), partner 0): a padding pair gets scale factor 0, so B_n = 0
@@ -163,13 +161,13 @@ mpole_simd_pair(const mpole_ctx *c, const double *rpole, const amoeba_batch *b, 
 {
     double *io = b->scratch;
     const size_t cap = (size_t)b->cap;
-    const long o = ((const long *)io)[IN_ROW * cap + s];   /* rpole indexed: a gather */
+    const long o = ((const long *)io)[M_ROW * cap + s];   /* rpole indexed: a gather */
     const mpole_site sk = {rpole[o], {rpole[o + 1], rpole[o + 2], rpole[o + 3]},
                            {rpole[o + 4], rpole[o + 5], rpole[o + 6], rpole[o + 8], rpole[o + 9],
                             rpole[o + 12]}};
     const double r[3] = {b->rx[s], b->ry[s], b->rz[s]};
     const double ir = 1.0 / sqrt(b->r2[s]), ir2 = ir * ir;
-    const double fs = io[IN_FSCALE * cap + s];
+    const double fs = io[M_FSCALE * cap + s];
     double bn[6], frc[3], tk[3];
     bn[0] = fs * ir;
     for (int n = 1; n < 6; n++) bn[n] = (2 * n - 1) * bn[n - 1] * ir2;
@@ -187,22 +185,22 @@ mpole_simd_pair(const mpole_ctx *c, const double *rpole, const amoeba_batch *b, 
         }
         e = sr * es;
     }
-    io[OUT_E * cap + s] = e;
+    io[M_E * cap + s] = e;
     for (int d = 0; d < 3; d++) {
-        io[(OUT_F + d) * cap + s] = frc[d];
-        io[(OUT_TK + d) * cap + s] = tk[d];
+        io[(M_F + d) * cap + s] = frc[d];
+        io[(M_TK + d) * cap + s] = tk[d];
     }
 }
 
-/* The pairs of atom i with its batch: their inputs (the partners' rows, the scale factors,
- * 0 for the padding), then the pairs themselves in one SIMD loop (mpole_simd_pair). */
-static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c,
-                                                              const amoeba_batch *b, int smooth)
+/* The inputs of the pairs of atom i with its batch: the partners' rows, the scale factors
+ * (0 for the padding). */
+static inline __attribute__((always_inline)) void mpole_inputs(const mpole_ctx *c,
+                                                               const amoeba_batch *b)
 {
     const size_t cap = (size_t)b->cap;
-    const double *rpole = c->rpole, *fscale = c->fscale;
-    long *row = (long *)b->scratch + IN_ROW * cap;
-    double *fs = b->scratch + IN_FSCALE * cap;
+    const double *fscale = c->fscale;
+    long *row = (long *)b->scratch + M_ROW * cap;
+    double *fs = b->scratch + M_FSCALE * cap;
     const int *ks = b->k, *cls = b->cls, n = b->n;
 #pragma omp simd
     for (int s = 0; s < amoeba_padded(n); s++) {
@@ -210,6 +208,16 @@ static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c
         row[s] = 13 * (long)ks[s];
         fs[s] = s < n ? f : 0.0;
     }
+}
+
+/* The pairs of atom i with its batch: their inputs, then the pairs themselves in one SIMD
+ * loop (mpole_simd_pair). */
+static inline __attribute__((always_inline)) void mpole_batch(const mpole_ctx *c,
+                                                              const amoeba_batch *b, int smooth)
+{
+    const double *rpole = c->rpole;
+    const int n = b->n;
+    mpole_inputs(c, b);
 #pragma omp simd
     for (int s = 0; s < amoeba_padded(n); s++) mpole_simd_pair(c, rpole, b, s, smooth);
 }
@@ -229,10 +237,10 @@ static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], doub
     lane4 sv[6] = {zero, zero, zero, zero, zero, zero};
     for (int s = 0; s < amoeba_padded(b->n); s += 4) {
         lane4 v[6];
-        for (int d = 0; d < 6; d++) v[d] = lane4_load(out + (OUT_F + d) * cap + s);
+        for (int d = 0; d < 6; d++) v[d] = lane4_load(out + (M_F + d) * cap + s);
         const lane4 rx = lane4_load(b->rx + s), ry = lane4_load(b->ry + s),
                     rz = lane4_load(b->rz + s);
-        se += lane4_load(out + OUT_E * cap + s);
+        se += lane4_load(out + M_E * cap + s);
         for (int d = 0; d < 3; d++) sf[d] += v[d];
         /* torque on i: -tk - r x frc */
         st[0] -= v[3] + ry * v[2] - rz * v[1];
@@ -253,7 +261,7 @@ static mpole_sums mpole_apply(const amoeba_batch *b, int i, double (*f)[3], doub
         sum.vir[3 + d] = 0.5 * lane4_sum(sv[3 + d]);
     }
     if (eatom || vatom) {
-        const double *pe = out + OUT_E * cap, *fk = out + OUT_F * cap;
+        const double *pe = out + M_E * cap, *fk = out + M_F * cap;
         for (int s = 0; s < b->n; s++) {
             const int k = ks[s];
             if (eatom) eatom[k] += 0.5 * pe[s];
@@ -280,6 +288,14 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
                         const pk_amoeba_pairs *pairs, const double (*rpole)[13],
                         double (*torque)[3], pk_amoeba_work *w, pk_out *out, pk_status *st)
 {
+    return amoeba_mpole_run(&AMOEBA_PORTABLE, m, a, nl, pairs, rpole, torque, w, out, st);
+}
+
+pk_code amoeba_mpole_run(const amoeba_kernels *kern, const pk_amoeba_model *m, const pk_atoms *a,
+                         const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                         const double (*rpole)[13], double (*torque)[3], pk_amoeba_work *w,
+                         pk_out *out, pk_status *st)
+{
     const int nall = a->nlocal + a->nghost;
     const int nt = pk_max_threads();
     const double felec = PK_AMOEBA_ELECTRIC / m->dielectric;
@@ -293,7 +309,7 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
         (out->eatom && pk_accum_begin(&w->acc_e, nt, out->eatom, (size_t)nall, st)) ||
         (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
-        amoeba_batches_begin(&w->batches, nl, nt, NSCRATCH, st) ||
+        amoeba_batches_begin(&w->batches, nl, nt, M_COUNT, st) ||
         amoeba_partials_begin(w, nt, st))
         return st->code;
 
@@ -309,12 +325,22 @@ pk_code pk_amoeba_mpole(const pk_amoeba_model *m, const pk_atoms *a, const pk_am
         mpole_ctx ctx = {.rpole = &rpole[0][0], .R = cut, .iR2 = 1.0 / (cut * cut),
                          .start = sw.on ? sw.start : 0.0, .iw = sw.on ? 1.0 / sw.width : 1.0};
         for (int k = 0; k < 5; k++) ctx.fscale[k] = felec * m->mpole_scale[k];
+        const amoeba_mpole_ctx kc = {.rpole = rpole, .R = ctx.R, .iR2 = ctx.iR2,
+                                     .start = ctx.start, .iw = ctx.iw, .smooth = sw.on};
         double esum = 0.0, vir[6] = {0, 0, 0, 0, 0, 0};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
             ctx.si = mpole_site_of(rpole[i]);
             amoeba_batch_pairs(&b, pairs, i, ii, cut * cut, 0);
+            if (kern->mpole) {
+                double sums[7];
+                mpole_inputs(&ctx, &b);
+                kern->mpole(&kc, i, &b, amoeba_padded(b.n), f, tq, eatom, vatom, sums);
+                esum += sums[0];
+                for (int c = 0; c < 6; c++) vir[c] += sums[1 + c];
+                continue;
+            }
             if (sw.on) mpole_batch(&ctx, &b, 1);
             else mpole_batch(&ctx, &b, 0);
             const mpole_sums sum = mpole_apply(&b, i, f, tq, eatom, vatom);

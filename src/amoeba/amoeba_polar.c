@@ -29,22 +29,12 @@
  * list order, four pairs at a time. The pair loop holds only 8-byte values (GCC then runs
  * it four pairs at a time; an int in it doubles that and spills), and it is compiled once
  * per mode: without the switch (LAMMPS mode) the pair energy is not computed. Pairs whose
- * three scales are all 0 are computed too: their force and torques are 0. */
+ * three scales are all 0 are computed too: their force and torques are 0. A backend's
+ * amoeba_polar_fn (amoeba_kernels.h) may take the place of the pair loop and the sums. */
 #include <math.h>
 
-#include "amoeba_internal.h"
+#include "amoeba_kernels.h"
 #include "amoeba_lanes.h"
-
-/* The batch's scratch arrays: the inputs of each pair (polar_inputs), then its results. */
-enum {
-    IN_ROW,                  /* the neighbour's index k, a long */
-    IN_DS, IN_PS, IN_US,     /* d, p and mutual scales */
-    IN_PDAMP, IN_THOLE,      /* the neighbour's pdamp and Thole parameter */
-    OUT_F,                   /* force on k */
-    OUT_TI = OUT_F + 3,      /* torque on i */
-    OUT_TK = OUT_TI + 3,     /* torque on k */
-    NSCRATCH = OUT_TK + 3
-};
 
 enum { LANES = 4 };   /* doubles in an AVX2 vector */
 
@@ -179,7 +169,7 @@ static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
     const int gi = pc->gi, n = b->n;
     const size_t cap = (size_t)b->cap;
     double *const sc = b->scratch;
-    long *const row = (long *)(sc + IN_ROW * cap);
+    long *const row = (long *)(sc + P_ROW * cap);
 #pragma omp simd
     for (int j = 0; j < npad; j++) {
         const int k = ks[j], tk = amtype[k], c = cls[j];
@@ -188,11 +178,11 @@ static void polar_inputs(const polar_ctx *pc, const amoeba_batch *b, int npad)
         const double same = amgroup[k] == gi ? 1.0 : 0.0, other = 1.0 - same;
         const double live = j < n ? 1.0 : 0.0;
         row[j] = k;
-        sc[IN_DS * cap + j] = live * (same * d11 + other);
-        sc[IN_PS * cap + j] = live * (same * intra[c] + other * pscale[c]);
-        sc[IN_US * cap + j] = live * (same * u11 + other * u1);
-        sc[IN_PDAMP * cap + j] = pdamp[tk];
-        sc[IN_THOLE * cap + j] = thole[tk];
+        sc[P_DS * cap + j] = live * (same * d11 + other);
+        sc[P_PS * cap + j] = live * (same * intra[c] + other * pscale[c]);
+        sc[P_US * cap + j] = live * (same * u11 + other * u1);
+        sc[P_PDAMP * cap + j] = pdamp[tk];
+        sc[P_THOLE * cap + j] = thole[tk];
     }
 }
 
@@ -212,12 +202,12 @@ static inline __attribute__((always_inline)) void polar_pairs_mode(const polar_c
     const double *rx = b->rx, *ry = b->ry, *rz = b->rz;
     const size_t cap = (size_t)b->cap;
     double *const sc = b->scratch;
-    const long *row = (const long *)(sc + IN_ROW * cap);
-    const double *dsc = sc + IN_DS * cap, *psc = sc + IN_PS * cap, *usc = sc + IN_US * cap;
-    const double *pdk = sc + IN_PDAMP * cap, *thk = sc + IN_THOLE * cap, *rsq = b->r2;
-    double *const fx = sc + OUT_F * cap, *const fy = fx + cap, *const fz = fy + cap;
-    double *const tix = sc + OUT_TI * cap, *const tiy = tix + cap, *const tiz = tiy + cap;
-    double *const tkx = sc + OUT_TK * cap, *const tky = tkx + cap, *const tkz = tky + cap;
+    const long *row = (const long *)(sc + P_ROW * cap);
+    const double *dsc = sc + P_DS * cap, *psc = sc + P_PS * cap, *usc = sc + P_US * cap;
+    const double *pdk = sc + P_PDAMP * cap, *thk = sc + P_THOLE * cap, *rsq = b->r2;
+    double *const fx = sc + P_F * cap, *const fy = fx + cap, *const fz = fy + cap;
+    double *const tix = sc + P_TI * cap, *const tiy = tix + cap, *const tiz = tiy + cap;
+    double *const tkx = sc + P_TK * cap, *const tky = tkx + cap, *const tkz = tky + cap;
 #pragma omp simd
     for (int j = 0; j < npad; j++) {
         const long k = row[j];
@@ -285,16 +275,16 @@ static void polar_apply(const amoeba_batch *b, int npad, int i, double (*f)[3],
                         double (*tq)[3], double *vir, double (*vatom)[6])
 {
     const size_t cap = (size_t)b->cap;
-    const double *out[NSCRATCH];
-    for (int v = OUT_F; v < NSCRATCH; v++) out[v] = b->scratch + v * cap;
+    const double *out[P_COUNT];
+    for (int v = P_F; v < P_COUNT; v++) out[v] = b->scratch + v * cap;
     lane4 fi[3] = {0}, ti[3] = {0}, v[6] = {0};
     for (int j = 0; j < npad; j += LANES) {
         const lane4 rx = lane4_load(b->rx + j), ry = lane4_load(b->ry + j);
         const lane4 rz = lane4_load(b->rz + j);
-        const lane4 fx = lane4_load(out[OUT_F] + j), fy = lane4_load(out[OUT_F + 1] + j);
-        const lane4 fz = lane4_load(out[OUT_F + 2] + j);
+        const lane4 fx = lane4_load(out[P_F] + j), fy = lane4_load(out[P_F + 1] + j);
+        const lane4 fz = lane4_load(out[P_F + 2] + j);
         fi[0] += fx, fi[1] += fy, fi[2] += fz;
-        for (int c = 0; c < 3; c++) ti[c] += lane4_load(out[OUT_TI + c] + j);
+        for (int c = 0; c < 3; c++) ti[c] += lane4_load(out[P_TI + c] + j);
         /* amoeba_pair_virial */
         v[0] += rx * fx, v[1] += ry * fy, v[2] += rz * fz;
         v[3] += 0.5 * (ry * fx + rx * fy);
@@ -313,20 +303,20 @@ static void polar_apply(const amoeba_batch *b, int npad, int i, double (*f)[3],
         for (; j + LANES <= b->n; j += LANES) {
             lane4 res[6];
             for (int c = 0; c < 3; c++) {
-                res[c] = lane4_load(out[OUT_F + c] + j);
-                res[3 + c] = lane4_load(out[OUT_TK + c] + j);
+                res[c] = lane4_load(out[P_F + c] + j);
+                res[3 + c] = lane4_load(out[P_TK + c] + j);
             }
             amoeba_add_force_torque4(res, b->k + j, f, tq);
         }
     for (; j < b->n; j++) {
         const int k = b->k[j];
         for (int c = 0; c < 3; c++) {
-            f[k][c] += out[OUT_F + c][j];
-            tq[k][c] += out[OUT_TK + c][j];
+            f[k][c] += out[P_F + c][j];
+            tq[k][c] += out[P_TK + c][j];
         }
         if (vatom) {
             const double r[3] = {b->rx[j], b->ry[j], b->rz[j]};
-            const double frc[3] = {out[OUT_F][j], out[OUT_F + 1][j], out[OUT_F + 2][j]};
+            const double frc[3] = {out[P_F][j], out[P_F + 1][j], out[P_F + 2][j]};
             double vp[6];
             amoeba_pair_virial(r, frc, vp);
             amoeba_vatom_pair(vatom, i, k, vp);
@@ -341,6 +331,17 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
                                double (*torque)[3], pk_amoeba_work *w, pk_out *out,
                                pk_status *st)
 {
+    return amoeba_polar_forces_run(&AMOEBA_PORTABLE, m, a, s, nl, pairs, rpole, u, torque, w,
+                                   out, st);
+}
+
+pk_code amoeba_polar_forces_run(const amoeba_kernels *kern, const pk_amoeba_model *m,
+                                const pk_atoms *a, const pk_amoeba_sites *s,
+                                const pk_amoeba_list *nl, const pk_amoeba_pairs *pairs,
+                                const double (*rpole)[13], const double (*u)[6],
+                                double (*torque)[3], pk_amoeba_work *w, pk_out *out,
+                                pk_status *st)
+{
     const int nall = a->nlocal + a->nghost;
     const int nt = pk_max_threads();
     const double off2 = m->set.polar_cut * m->set.polar_cut;
@@ -353,7 +354,7 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
         pk_accum_begin(&w->acc_t, nt, &torque[0][0], (size_t)nall * 3, st) ||
         (out->vatom && pk_accum_begin(&w->acc_v, nt, &out->vatom[0][0], (size_t)nall * 6, st)) ||
         amoeba_partials_begin(w, nt, st) ||
-        amoeba_batches_begin(&w->batches, nl, nt, NSCRATCH, st))
+        amoeba_batches_begin(&w->batches, nl, nt, P_COUNT, st))
         return st->code;
 
 #pragma omp parallel num_threads(nt)
@@ -377,6 +378,8 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
         pc.smooth = sw.on;
         pc.start = sw.on ? sw.start : 0.0;
         pc.inv_width = sw.on ? 1.0 / sw.width : 1.0;
+        amoeba_polar_ctx kc = {.rpole = rpole, .u = u, .hf = pc.hf, .start = pc.start,
+                               .inv_width = pc.inv_width, .smooth = pc.smooth};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii], ti = s->amtype[i];
@@ -387,6 +390,11 @@ pk_code pk_amoeba_polar_forces(const pk_amoeba_model *m, const pk_atoms *a,
             amoeba_batch_pairs(&b, pairs, i, ii, off2, 0);
             const int npad = amoeba_padded(b.n);
             polar_inputs(&pc, &b, npad);
+            if (kern->polar) {
+                kc.pdi = pc.pdi, kc.thi = pc.thi;
+                kern->polar(&kc, i, &b, npad, f, tq, part + 1, vatom);
+                continue;
+            }
             polar_pairs(&pc, &b, npad);
             polar_apply(&b, npad, i, f, tq, part + 1, vatom);
         }

@@ -11,6 +11,9 @@
 amoeba_field_fn amoeba_sve_field;
 amoeba_products_fn amoeba_sve_products;
 amoeba_products_fit_fn amoeba_sve_products_fit;
+amoeba_polar_fn amoeba_sve_polar;
+amoeba_mpole_fn amoeba_sve_mpole;
+amoeba_hal_fn amoeba_sve_hal;
 
 /* The lanes' indices into a pair set's tensors (amoeba_tensor_at) for the entries e0,
  * e0 + 1, ...: 16 floor(e / 4) + e % 4, component 0; component c is 4 c further. */
