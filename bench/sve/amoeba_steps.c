@@ -7,18 +7,15 @@
 #include <stdlib.h>
 
 #include "amoeba_testsys.h"
+#include "sve_steps.h"
 
 int main(int argc, char **argv)
 {
     pk_status st;
     pk_status_clear(&st);
     pk_backend_request req;
-    pk_backend_request_default(&req);
-    const int steps = argc == 3 ? atoi(argv[2]) : 0;
-    if (argc != 3 || pk_backend_parse(argv[1], &req.kind, &st) || steps < 1) {
-        fprintf(stderr, "usage: %s cpu|sve STEPS %s\n", argv[0], st.msg);
-        return 2;
-    }
+    int steps;
+    if (sve_steps_args(argc, argv, &req, &steps)) return 2;
     pk_amoeba_model m;
     test_system s;
     if (pk_amoeba_read(&m, ts_data("amoeba_water.prm"), ts_data("amoeba_water_box_noewald.key"),

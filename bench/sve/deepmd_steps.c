@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "dp_run.h"
+#include "sve_steps.h"
 
 enum { NMOL = 3, NAT = 3 * NMOL * NMOL * NMOL };
 
@@ -17,12 +18,8 @@ int main(int argc, char **argv)
     pk_status st;
     pk_status_clear(&st);
     pk_backend_request req;
-    pk_backend_request_default(&req);
-    const int steps = argc == 3 ? atoi(argv[2]) : 0;
-    if (argc != 3 || pk_backend_parse(argv[1], &req.kind, &st) || steps < 1) {
-        fprintf(stderr, "usage: %s cpu|sve STEPS %s\n", argv[0], st.msg);
-        return 2;
-    }
+    int steps;
+    if (sve_steps_args(argc, argv, &req, &steps)) return 2;
     const char *path = getenv("PK_DEEPMD_STEPS_MODEL");
     if (!path) path = dp_shared_path("reference/deepmd/deeppot_sea.yaml");
     pk_deepmd *dp = dp_load_path(path, 1, 0, &st);

@@ -9,6 +9,7 @@
 
 #include "hdnnp_system.h"
 #include "pk_hdnnp.h"
+#include "sve_steps.h"
 
 enum { CENTRE_STRIDE = 8 };
 
@@ -17,12 +18,8 @@ int main(int argc, char **argv)
     pk_status st;
     pk_status_clear(&st);
     pk_backend_request req;
-    pk_backend_request_default(&req);
-    const int steps = argc == 3 ? atoi(argv[2]) : 0;
-    if (argc != 3 || pk_backend_parse(argv[1], &req.kind, &st) || steps < 1) {
-        fprintf(stderr, "usage: %s cpu|sve STEPS %s\n", argv[0], st.msg);
-        return 2;
-    }
+    int steps;
+    if (sve_steps_args(argc, argv, &req, &steps)) return 2;
     const char *shared = getenv("PAIRKIT_SHARED");
     char dir[1024], path[1100];
     snprintf(dir, sizeof dir, "%s/reference/n2p2/H2O_RPBE-D3", shared ? shared : "../shared");

@@ -13,14 +13,6 @@
  * are three svfloat64_t (amoeba_sve_vec3.h). */
 #include "amoeba_sve_vec3.h"
 
-/* Adds the vector v to the rows k3 / 3 (k3: 3 k) of the live lanes, column col, of the
- * array of 3-rows a */
-static inline void add_rows(svbool_t live, double *a, int col, svint64_t k3, svfloat64_t v)
-{
-    const svfloat64_t old = svld1_gather_s64index_f64(live, a + col, k3);
-    svst1_scatter_s64index_f64(live, a + col, k3, svadd_f64_x(live, old, v));
-}
-
 static inline __attribute__((always_inline)) void mpole_mode(const amoeba_mpole_ctx *c, int i,
                                                              const amoeba_batch *b, int npad,
                                                              double (*f)[3], double (*tq)[3],

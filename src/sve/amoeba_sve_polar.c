@@ -60,14 +60,6 @@
         if (with_energy) o##e = MLS(MUL(dik, u1), dd, u2);                                     \
     } while (0)
 
-/* Adds the vector v to the rows k3 / 3 (k3: 3 k) of the live lanes, column col, of the
- * array of 3-rows a */
-static inline void add_rows(svbool_t live, double *a, int col, svint64_t k3, svfloat64_t v)
-{
-    const svfloat64_t old = svld1_gather_s64index_f64(live, a + col, k3);
-    svst1_scatter_s64index_f64(live, a + col, k3, svadd_f64_x(live, old, v));
-}
-
 static inline __attribute__((always_inline)) void polar_mode(const amoeba_polar_ctx *c, int i,
                                                              const amoeba_batch *b, int npad,
                                                              double (*f)[3], double (*tq)[3],

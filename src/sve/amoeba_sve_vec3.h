@@ -22,4 +22,12 @@
     const svfloat64_t o##y = MLA(MLA(MUL(q##xy, v##x), q##yy, v##y), q##yz, v##z);            \
     const svfloat64_t o##z = MLA(MLA(MUL(q##xz, v##x), q##yz, v##y), q##zz, v##z)
 
+/* Adds the vector v to the rows k3 / 3 (k3: 3 k) of the live lanes, column col, of the
+ * array of 3-rows a; the live lanes name distinct rows */
+static inline void add_rows(svbool_t live, double *a, int col, svint64_t k3, svfloat64_t v)
+{
+    const svfloat64_t old = svld1_gather_s64index_f64(live, a + col, k3);
+    svst1_scatter_s64index_f64(live, a + col, k3, svadd_f64_x(live, old, v));
+}
+
 #endif
