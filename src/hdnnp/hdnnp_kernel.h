@@ -128,6 +128,51 @@ typedef struct {
     size_t coef;         /* offset of the group's factors, then Y of each function */
 } hdnnp_pairs;
 
+/* Which pairs (j, k) of an environment an angular group lists (the rule every backend's
+ * lister follows, so that all list the same pairs): j of element e1 in [j0, j1) with
+ * rlo < r_j < rcut; k of element e2 in [k0, k1), after j when both come from one element
+ * (same), with r_k < rcut (tested only when rcut is below the environment's rcmax: test_r),
+ * r_k > rlo for compact groups, and for narrow types r_jk < rcut (and r_jk > rlo when
+ * compact: squared as rcut2, rlo2). Compact windows also vanish at and below rl (n2p2 drops
+ * r_jk <= rl only for rl > 0), so rlo is rl for compact groups and -1 otherwise. */
+typedef struct {
+    double rcut, rcut2, rlo, rlo2;
+    int narrow, same, test_r;
+    int j0, j1, k0, k1;
+} hdnnp_pair_window;
+
+static inline hdnnp_pair_window hdnnp_pair_window_of(const hdnnp_env *e, const hdnnp_element *el,
+                                                     const hdnnp_group *grp, int compact)
+{
+    hdnnp_pair_window w;
+    w.rcut = el->cut[grp->cut].rc;
+    w.rcut2 = w.rcut * w.rcut;
+    w.rlo = compact ? el->cut[grp->cut].rl : -1.0;
+    w.rlo2 = w.rlo > 0.0 ? w.rlo * w.rlo : -1.0;
+    const int weighted = hdnnp_type_weighted(grp->type);
+    w.narrow = !hdnnp_type_wide(grp->type);
+    w.same = weighted || grp->e1 == grp->e2;
+    w.test_r = w.rcut < el->rcmax;   /* the environment holds r < rcmax only */
+    w.j0 = weighted ? 0 : e->start[grp->e1];
+    w.j1 = weighted ? e->n : e->start[grp->e1 + 1];
+    w.k0 = weighted ? 0 : e->start[grp->e2];
+    w.k1 = weighted ? e->n : e->start[grp->e2 + 1];
+    return w;
+}
+
+/* Pads n listed pairs to a multiple of 4 with copies of the last pair (j stays
+ * non-decreasing; pair_data gives them zero weight) and sets pr's counts. */
+static inline void hdnnp_pairs_pad(int *pj, int *pk, int n, hdnnp_pairs *pr)
+{
+    const int np = (n + 3) & ~3;
+    for (int q = n; q < np; q++) {
+        pj[q] = pj[n - 1];
+        pk[q] = pk[n - 1];
+    }
+    pr->nreal = n;
+    pr->n = np;
+}
+
 enum { HDNNP_FN_WEIGHTS_BYTES = 4 * sizeof(hdnnp_v4) };
 
 /* Scratch of one thread, grown on demand and reused. */

@@ -42,6 +42,14 @@ static inline double hdnnp_exp(double x)
     return p * scale;
 }
 
+/* The core function of cutoff types EXP and POLY1-4 (n2p2 CutoffFunction). */
+static inline hdnnp_core hdnnp_cutoff_core(hdnnp_cutoff_type type)
+{
+    static const hdnnp_core cores[] = {HDNNP_CORE_EXP, HDNNP_CORE_POLY1, HDNNP_CORE_POLY2,
+                                       HDNNP_CORE_POLY3, HDNNP_CORE_POLY4};
+    return cores[type - HDNNP_CT_EXP];
+}
+
 /* Core function f(x) and f'(x) for x in [0, 1) (n2p2 CoreFunction; see hdnnp_core). The
  * polynomials are the complements of the smoothstep polynomials,
  *   POLYn: f = 1 - S_n(x) = (1 - x)^(n+1) sum_{k=0}^{n} C(n+k, k) x^k,
@@ -138,9 +146,7 @@ static inline void hdnnp_cutoff_fdf(const hdnnp_cutoff *c, double r, double *f, 
         fx = 0.5 * (cos(HDNNP_PI * x) + 1.0);
         dfx = -0.5 * HDNNP_PI * sin(HDNNP_PI * x);
     } else {   /* EXP, POLY1-4: the core functions */
-        static const hdnnp_core cores[] = {HDNNP_CORE_EXP, HDNNP_CORE_POLY1, HDNNP_CORE_POLY2,
-                                           HDNNP_CORE_POLY3, HDNNP_CORE_POLY4};
-        hdnnp_core_fdf(cores[c->type - HDNNP_CT_EXP], x, &fx, &dfx);
+        hdnnp_core_fdf(hdnnp_cutoff_core(c->type), x, &fx, &dfx);
     }
     *f = fx;
     *df = dfx * c->iw;

@@ -210,19 +210,13 @@ static inline __attribute__((always_inline)) void
 list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
                 hdnnp_pairs *pr, const int compact)
 {
-    const int off = pr->off;
     const hdnnp_env *e = &s->env;
-    const double rcut = el->cut[grp->cut].rc, rcut2 = rcut * rcut;
-    /* compact windows also vanish at and below rl (n2p2 drops r_jk <= rl only for rl > 0) */
-    const double rlo = compact ? el->cut[grp->cut].rl : -1.0;
-    const double rlo2 = rlo > 0.0 ? rlo * rlo : -1.0;
-    const int narrow = !hdnnp_type_wide(grp->type), weighted = hdnnp_type_weighted(grp->type);
-    const int same = weighted || grp->e1 == grp->e2;
-    const int j0 = weighted ? 0 : e->start[grp->e1], j1 = weighted ? e->n : e->start[grp->e1 + 1];
-    const int k0 = weighted ? 0 : e->start[grp->e2], k1 = weighted ? e->n : e->start[grp->e2 + 1];
-    int *pj = s->pj + off, *pk = s->pk + off;
+    const hdnnp_pair_window w = hdnnp_pair_window_of(e, el, grp, compact);
+    const double rcut = w.rcut, rcut2 = w.rcut2, rlo = w.rlo, rlo2 = w.rlo2;
+    const int narrow = w.narrow, same = w.same, test_r = w.test_r;
+    const int j0 = w.j0, j1 = w.j1, k0 = w.k0, k1 = w.k1;
+    int *pj = s->pj + pr->off, *pk = s->pk + pr->off;
     const hdnnp_v4i lane = {0, 1, 2, 3};
-    const int test_r = rcut < el->rcmax;   /* the environment holds r < rcmax only */
     int n = 0;
     for (int j = j0; j < j1; j++) {
         if (e->r[j] >= rcut || e->r[j] <= rlo) continue;
@@ -247,14 +241,7 @@ list_pairs_impl(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *gr
             n += bit_count[mask];
         }
     }
-    /* padding: copies of the last pair (j stays non-decreasing), zero weight in pair_data */
-    const int np = (n + 3) & ~3;
-    for (int q = n; q < np; q++) {
-        pj[q] = pj[n - 1];
-        pk[q] = pk[n - 1];
-    }
-    pr->nreal = n;
-    pr->n = np;
+    hdnnp_pairs_pad(pj, pk, n, pr);
 }
 
 HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,

@@ -83,11 +83,9 @@ HDNNP_V4_INLINE void v4_cutoff_fdf(const hdnnp_cutoff *c, hdnnp_v4 r, hdnnp_v4 *
     case HDNNP_CT_POLY2:
     case HDNNP_CT_POLY3:
     case HDNNP_CT_POLY4: {   /* 1 below rci (x clamped to 0: f(0) = 1, f'(0) = 0) */
-        static const hdnnp_core cores[] = {HDNNP_CORE_EXP, HDNNP_CORE_POLY1, HDNNP_CORE_POLY2,
-                                           HDNNP_CORE_POLY3, HDNNP_CORE_POLY4};
         const hdnnp_v4 x = v4_max((r - c->rci) * c->iw, zero);
         hdnnp_v4 fx, dfx;
-        v4_core_fdf(cores[c->type - HDNNP_CT_EXP], x, &fx, &dfx);
+        v4_core_fdf(hdnnp_cutoff_core(c->type), x, &fx, &dfx);
         *f = v4_select(in, fx);
         *df = v4_select(in, dfx * c->iw);
         return;

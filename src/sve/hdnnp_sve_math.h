@@ -127,12 +127,10 @@ HDNNP_SVE_INLINE void sve_cutoff_fdf(svbool_t pg, const hdnnp_cutoff *c, svfloat
     case HDNNP_CT_POLY2:
     case HDNNP_CT_POLY3:
     case HDNNP_CT_POLY4: {   /* 1 below rci (x clamped to 0: f(0) = 1, f'(0) = 0) */
-        static const hdnnp_core cores[] = {HDNNP_CORE_EXP, HDNNP_CORE_POLY1, HDNNP_CORE_POLY2,
-                                           HDNNP_CORE_POLY3, HDNNP_CORE_POLY4};
         const svfloat64_t x =
             svmax_n_f64_x(pg, svmul_n_f64_x(pg, svsub_n_f64_x(pg, r, c->rci), c->iw), 0.0);
         svfloat64_t fx, dfx;
-        sve_core_fdf(pg, cores[c->type - HDNNP_CT_EXP], x, &fx, &dfx);
+        sve_core_fdf(pg, hdnnp_cutoff_core(c->type), x, &fx, &dfx);
         *f = svsel_f64(in, fx, zero);
         *df = svmul_n_f64_z(in, dfx, c->iw);
         return;
