@@ -37,11 +37,9 @@ static inline __attribute__((always_inline)) void mpole_mode(const amoeba_mpole_
         const svbool_t pg = svwhilelt_b64(j, npad);
         /* i's site, broadcast from memory in each pass (the stores below may alias it, so
          * it is not hoisted into registers, which would crowd out the pair's values) */
-        const svfloat64_t ci = svdup_f64(pi[0]), dix = svdup_f64(pi[1]);
-        const svfloat64_t diy = svdup_f64(pi[2]), diz = svdup_f64(pi[3]);
-        const svfloat64_t qixx = svdup_f64(pi[4]), qixy = svdup_f64(pi[5]);
-        const svfloat64_t qixz = svdup_f64(pi[6]), qiyy = svdup_f64(pi[8]);
-        const svfloat64_t qiyz = svdup_f64(pi[9]), qizz = svdup_f64(pi[12]);
+#define PI(m) svdup_f64(pi[m])
+        SITE_VECTORS(i, PI);
+#undef PI
         const svfloat64_t rx = svld1_f64(pg, b->rx + j), ry = svld1_f64(pg, b->ry + j);
         const svfloat64_t rz = svld1_f64(pg, b->rz + j), r2 = svld1_f64(pg, b->r2 + j);
         const svfloat64_t ir = svdiv_f64_x(pg, one, svsqrt_f64_x(pg, r2)), ir2 = MUL(ir, ir);
@@ -55,9 +53,7 @@ static inline __attribute__((always_inline)) void mpole_mode(const amoeba_mpole_
         /* k's site from its row (13 k) */
         const svint64_t o = svld1_s64(pg, row + j);
 #define RP(m) svld1_gather_s64index_f64(pg, rp + (m), o)
-        const svfloat64_t ck = RP(0), dkx = RP(1), dky = RP(2), dkz = RP(3);
-        const svfloat64_t qkxx = RP(4), qkxy = RP(5), qkxz = RP(6), qkyy = RP(8);
-        const svfloat64_t qkyz = RP(9), qkzz = RP(12);
+        SITE_VECTORS(k, RP);
 #undef RP
         QMUL(qi, qi, r);   /* Qi r */
         QMUL(qk, qk, r);   /* Qk r */

@@ -129,9 +129,7 @@ static inline __attribute__((always_inline)) void polar_mode(const amoeba_polar_
          * triangle as site_row) */
         svfloat64_t ikfx, ikfy, ikfz, iktx, ikty, iktz, ike = zero;
         {
-            const svfloat64_t ck = RP(0), dkx = RP(1), dky = RP(2), dkz = RP(3);
-            const svfloat64_t qkxx = RP(4), qkxy = RP(5), qkxz = RP(6);
-            const svfloat64_t qkyy = RP(8), qkyz = RP(9), qkzz = RP(12);
+            SITE_VECTORS(k, RP);
             DIPOLE_MULTIPOLE(ik, dipi, ck, dk, qk, r, smooth);
         }
 #undef RP
@@ -141,11 +139,9 @@ static inline __attribute__((always_inline)) void polar_mode(const amoeba_polar_
         {
             const svfloat64_t nrx = svneg_f64_x(pg, rx), nry = svneg_f64_x(pg, ry);
             const svfloat64_t nrz = svneg_f64_x(pg, rz);
-            const svfloat64_t ci = svdup_f64(pi[0]), dix = svdup_f64(pi[1]);
-            const svfloat64_t diy = svdup_f64(pi[2]), diz = svdup_f64(pi[3]);
-            const svfloat64_t qixx = svdup_f64(pi[4]), qixy = svdup_f64(pi[5]);
-            const svfloat64_t qixz = svdup_f64(pi[6]), qiyy = svdup_f64(pi[8]);
-            const svfloat64_t qiyz = svdup_f64(pi[9]), qizz = svdup_f64(pi[12]);
+#define PI(m) svdup_f64(pi[m])
+            SITE_VECTORS(i, PI);
+#undef PI
             DIPOLE_MULTIPOLE(ki, dipk, ci, di, qi, nr, smooth);
         }
         /* u_p with u_d under the mutual scale (0 for direct polarization) */

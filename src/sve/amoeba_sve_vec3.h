@@ -22,6 +22,14 @@
     const svfloat64_t o##y = MLA(MLA(MUL(q##xy, v##x), q##yy, v##y), q##yz, v##z);            \
     const svfloat64_t o##z = MLA(MLA(MUL(q##xz, v##x), q##yz, v##y), q##zz, v##z)
 
+/* A site's multipole as vectors, from its row of 13 (rpole order: charge, dipole x y z,
+ * quadrupole xx xy xz yx yy yz zx zy zz): c##s, d##s##x.., q##s##xx.. (upper triangle), with
+ * LOAD(n) giving component n for the lanes. */
+#define SITE_VECTORS(s, LOAD)                                                                  \
+    const svfloat64_t c##s = LOAD(0), d##s##x = LOAD(1), d##s##y = LOAD(2), d##s##z = LOAD(3); \
+    const svfloat64_t q##s##xx = LOAD(4), q##s##xy = LOAD(5), q##s##xz = LOAD(6);              \
+    const svfloat64_t q##s##yy = LOAD(8), q##s##yz = LOAD(9), q##s##zz = LOAD(12)
+
 /* Adds the vector v to the rows k3 / 3 (k3: 3 k) of the live lanes, column col, of the
  * array of 3-rows a; the live lanes name distinct rows */
 static inline void add_rows(svbool_t live, double *a, int col, svint64_t k3, svfloat64_t v)
