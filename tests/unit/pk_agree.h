@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pk_backend.h"
@@ -79,6 +80,56 @@ static inline void pk_agree_bitwise(const char *what, const double *a, const dou
     for (size_t k = 0; k < n; k++) differ += memcmp(&a[k], &b[k], sizeof(double)) != 0;
     PK_CHECK(differ == 0, "%s: %zu of %zu values differ between two runs of the same input",
              what, differ, n);
+}
+
+/* One evaluation's results for nall atoms (owned and ghost): forces, energy, virial and,
+ * when everything is asked for, per-atom energy and virial. */
+typedef struct {
+    double energy, virial[6];
+    double *f, *eatom, *vatom;
+} pk_agree_run;
+
+/* Allocates r's arrays and returns the pk_out a compute call fills: everything (all = 1) or
+ * forces alone. pk_agree_run_end keeps the totals of that call. */
+static inline pk_out pk_agree_run_begin(pk_agree_run *r, size_t nall, int all)
+{
+    r->f = calloc(3 * nall, sizeof(double));
+    r->eatom = all ? calloc(nall, sizeof(double)) : NULL;
+    r->vatom = all ? calloc(6 * nall, sizeof(double)) : NULL;
+    pk_out out = {.f = (double (*)[3])r->f, .want_energy = all, .want_virial = all,
+                  .eatom = r->eatom, .vatom = (double (*)[6])r->vatom};
+    return out;
+}
+
+static inline void pk_agree_run_end(pk_agree_run *r, const pk_out *out)
+{
+    r->energy = out->energy;
+    memcpy(r->virial, out->virial, sizeof r->virial);
+}
+
+static inline void pk_agree_run_free(pk_agree_run *r)
+{
+    free(r->f);
+    free(r->eatom);
+    free(r->vatom);
+}
+
+/* The tested backend's runs against the cpu backend's (want): got and its rerun again with
+ * everything asked for, forces with forces alone. Every quantity of got within rtol
+ * (pk_agree_close_scaled, floor_fraction), again and forces bitwise equal to got's forces. */
+static inline void pk_agree_runs(const pk_agree_run *want, const pk_agree_run *got,
+                                 const pk_agree_run *again, const pk_agree_run *forces,
+                                 size_t nall, double rtol, double floor_fraction)
+{
+    pk_agree_close_scaled("forces", got->f, want->f, 3 * nall, rtol, floor_fraction);
+    pk_agree_close_scaled("energy", &got->energy, &want->energy, 1, rtol, floor_fraction);
+    pk_agree_close_scaled("virial", got->virial, want->virial, 6, rtol, floor_fraction);
+    pk_agree_close_scaled("per-atom energy", got->eatom, want->eatom, nall, rtol,
+                          floor_fraction);
+    pk_agree_close_scaled("per-atom virial", got->vatom, want->vatom, 6 * nall, rtol,
+                          floor_fraction);
+    pk_agree_bitwise("forces, rerun", again->f, got->f, 3 * nall);
+    pk_agree_bitwise("forces without energy/virial", forces->f, got->f, 3 * nall);
 }
 
 #endif

@@ -31,42 +31,31 @@ static const double AGREE_RTOL_SVE = 1e-12;
  * slope error, through the fitting weights, shows in the forces). */
 static const double AGREE_RTOL_TANH_TABLE = 2e-9;
 
+/* One evaluation (pk_agree_run) and the per-atom virials as 3x3 tensors. */
 typedef struct {
-    double energy, virial[6];
-    double *f, *eatom, *vatom, *v9;
+    pk_agree_run r;
+    double *v9;
 } run_out;
 
 /* One evaluation: everything requested (all = 1) or forces alone. */
 static void run(pk_deepmd *dp, const dp_sys *s, int all, run_out *r)
 {
     const size_t na = (size_t)s->nall;
-    r->f = calloc(3 * na, sizeof(double));
-    r->eatom = all ? calloc(na, sizeof(double)) : NULL;
-    r->vatom = all ? calloc(6 * na, sizeof(double)) : NULL;
+    pk_out out = pk_agree_run_begin(&r->r, na, all);
     r->v9 = all ? calloc(9 * na, sizeof(double)) : NULL;
-    pk_out out = {.f = (double (*)[3])r->f, .want_energy = all, .want_virial = all,
-                  .eatom = r->eatom, .vatom = (double (*)[6])r->vatom};
     pk_status st;
     PK_CHECK(pk_deepmd_compute(dp, &s->atoms, &s->nl, &out, (double (*)[9])r->v9, &st) == PK_OK,
              "compute: %s", st.msg);
-    r->energy = out.energy;
-    memcpy(r->virial, out.virial, sizeof r->virial);
+    pk_agree_run_end(&r->r, &out);
 }
 
 static void run_free(run_out *r)
 {
-    free(r->f);
-    free(r->eatom);
-    free(r->vatom);
+    pk_agree_run_free(&r->r);
     free(r->v9);
 }
 
 static double rtol;   /* of the run being checked */
-
-static void agree(const char *what, const double *got, const double *want, size_t n)
-{
-    pk_agree_close_scaled(what, got, want, n, rtol, AGREE_FLOOR);
-}
 
 static pk_deepmd *load(int tabulate, int tanh_table, pk_status *st)
 {
@@ -149,14 +138,9 @@ int main(int argc, char **argv)
         run(dp, &s, 1, &again);
         run(dp, &s, 0, &forces);
 
-        agree("forces", got.f, want.f, 3 * na);
-        agree("energy", &got.energy, &want.energy, 1);
-        agree("virial", got.virial, want.virial, 6);
-        agree("per-atom energy", got.eatom, want.eatom, na);
-        agree("per-atom virial", got.vatom, want.vatom, 6 * na);
-        agree("per-atom virial (3x3)", got.v9, want.v9, 9 * na);
-        pk_agree_bitwise("forces, rerun", again.f, got.f, 3 * na);
-        pk_agree_bitwise("forces without energy/virial", forces.f, got.f, 3 * na);
+        pk_agree_runs(&want.r, &got.r, &again.r, &forces.r, na, rtol, AGREE_FLOOR);
+        pk_agree_close_scaled("per-atom virial (3x3)", got.v9, want.v9, 9 * na, rtol,
+                              AGREE_FLOOR);
 
         run_free(&want);
         run_free(&got);

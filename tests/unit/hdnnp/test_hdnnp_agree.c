@@ -36,42 +36,19 @@ enum { SVE_STRIDE = 8 };
 static const char *const symbols[] = {"H", "O"};
 static const int t2e[3] = {-1, 0, 1};   /* LAMMPS type 1 = H, 2 = O */
 
-typedef struct {
-    double energy, virial[6];
-    double *f, *eatom, *vatom;
-} run_out;
-
 /* One evaluation: everything requested (all = 1) or forces alone. */
 static void run(pk_hdnnp_context *ctx, const hd_system *s, const pk_neigh *nl, int all,
-                run_out *r)
+                pk_agree_run *r)
 {
-    const size_t nall = (size_t)s->nlocal + (size_t)s->nghost;
-    r->f = calloc(3 * nall, sizeof(double));
-    r->eatom = all ? calloc(nall, sizeof(double)) : NULL;
-    r->vatom = all ? calloc(6 * nall, sizeof(double)) : NULL;
-    pk_out out = {.f = (double (*)[3])r->f, .want_energy = all, .want_virial = all,
-                  .eatom = r->eatom, .vatom = (double (*)[6])r->vatom};
+    pk_out out = pk_agree_run_begin(r, (size_t)s->nlocal + (size_t)s->nghost, all);
     const pk_atoms atoms = hd_atoms(s);
     pk_status st;
     PK_CHECK(pk_hdnnp_compute(ctx, &atoms, nl, t2e, &out, &st) == PK_OK, "compute: %s",
              st.msg);
-    r->energy = out.energy;
-    memcpy(r->virial, out.virial, sizeof r->virial);
-}
-
-static void run_free(run_out *r)
-{
-    free(r->f);
-    free(r->eatom);
-    free(r->vatom);
+    pk_agree_run_end(r, &out);
 }
 
 static double rtol = AGREE_RTOL;
-
-static void agree(const char *what, const double *got, const double *want, size_t n)
-{
-    pk_agree_close_scaled(what, got, want, n, rtol, AGREE_FLOOR);
-}
 
 /* cpu and the chosen backend on one system: everything agrees, reruns are bitwise equal */
 static void compare(pk_hdnnp_context *ctx, const pk_backend_request *cpu,
@@ -79,7 +56,7 @@ static void compare(pk_hdnnp_context *ctx, const pk_backend_request *cpu,
                     const char *name)
 {
     const size_t nall = (size_t)s->nlocal + (size_t)s->nghost;
-    run_out want, got, again, forces;
+    pk_agree_run want, got, again, forces;
     pk_status st;
     PK_CHECK(pk_hdnnp_set_backend(ctx, cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
     run(ctx, s, nl, 1, &want);
@@ -93,18 +70,12 @@ static void compare(pk_hdnnp_context *ctx, const pk_backend_request *cpu,
     run(ctx, s, nl, 0, &forces);
 
     printf("%s\n", name);
-    agree("forces", got.f, want.f, 3 * nall);
-    agree("energy", &got.energy, &want.energy, 1);
-    agree("virial", got.virial, want.virial, 6);
-    agree("per-atom energy", got.eatom, want.eatom, nall);
-    agree("per-atom virial", got.vatom, want.vatom, 6 * nall);
-    pk_agree_bitwise("forces, rerun", again.f, got.f, 3 * nall);
-    pk_agree_bitwise("forces without energy/virial", forces.f, got.f, 3 * nall);
+    pk_agree_runs(&want, &got, &again, &forces, nall, rtol, AGREE_FLOOR);
 
-    run_free(&want);
-    run_free(&got);
-    run_free(&again);
-    run_free(&forces);
+    pk_agree_run_free(&want);
+    pk_agree_run_free(&got);
+    pk_agree_run_free(&again);
+    pk_agree_run_free(&forces);
 }
 
 enum { SYNTH_NAT = 40 };
