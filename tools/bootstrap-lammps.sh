@@ -28,9 +28,14 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 install_debian_packages() {
     local want="g++ make cmake pkg-config xz-utils libopenmpi-dev openmpi-bin librandom123-dev
-                libyaml-dev libhdf5-dev python3"
+                libyaml-dev libhdf5-dev libcjson-dev python3"
     local missing=()
-    for p in $want; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+    # "pkg" alone is ambiguous to dpkg once pkg:arm64 is also installed (tools/check-aarch64.sh)
+    local arch
+    arch=$(dpkg --print-architecture)
+    for p in $want; do
+        dpkg -s "$p" >/dev/null 2>&1 || dpkg -s "$p:$arch" >/dev/null 2>&1 || missing+=("$p")
+    done
     [ ${#missing[@]} -eq 0 ] && return 0
     log "installing Debian packages: ${missing[*]}"
     as_root apt-get update -qq

@@ -3,6 +3,7 @@
 
 #include "pk_threads.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,9 +78,11 @@ pk_code pk_backend_request_env(pk_backend_request *req, int input_kind_set,
     if (cap && *cap) {
         char *end;
         const double bytes = strtod(cap, &end);
-        if (*end || !(bytes >= 0.0))
+        /* (double)SIZE_MAX rounds up to 2^64 (on 64 bits): below it the conversion to
+         * size_t is defined (for inf or 1e90 it is not) */
+        if (*end || !(bytes >= 0.0) || !(bytes < (double)SIZE_MAX))
             return pk_fail(st, PK_ERR_ARG, "environment variable PAIRKIT_GPU_MEMORY_CAP='%s': "
-                           "expected a number of bytes", cap);
+                           "expected a number of bytes (0 to SIZE_MAX)", cap);
         req->device_memory_cap = (size_t)bytes;
     }
     return PK_OK;

@@ -114,7 +114,7 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
            "ng %d, axis %d, type_one_side %d", path, m->ntypes, m->rcut, m->rcut_smth,
            m->nnei, m->ng, m->axis, m->one_side);
     if (o->tabulate) {
-        if (dp_tables_build(&dp->tab, m, o, st)) {
+        if (dp_tables_build(&dp->tab, m, o, path, st)) {
             pk_deepmd_destroy(dp);
             return NULL;
         }
@@ -199,6 +199,25 @@ void pk_deepmd_overflow_reset(pk_deepmd *dp)
     memset(dp->maxseen, 0, sizeof(int) * dp->m.ntypes);
 }
 
+/* Atoms at one point: the rows (1/r, d/r^2) of se_e2_a and their derivatives are infinite
+ * at r = 0 (and overflow just above), so a neighbour this close (A) is an error, not NaN. */
+#define DP_OVERLAP_R 1e-10
+
+static pk_code check_overlap(const dp_model *m, int i, int ti, const dp_nbr *nbr, int nn,
+                             const pk_tag *tag, pk_status *st)
+{
+    for (int q = 0; q < nn; q++) {
+        if (nbr[q].r >= DP_OVERLAP_R || m->excl[ti * m->ntypes + nbr[q].type]) continue;
+        const int j = nbr[q].j;
+        return pk_fail(st, PK_ERR_RANGE,
+                       "atoms %ld (%s) and %ld (%s) overlap: r = %.6g < %g, where the "
+                       "descriptor 1/r is infinite", tag ? (long)tag[i] : (long)i + 1,
+                       m->type_map[ti], tag ? (long)tag[j] : (long)j + 1,
+                       m->type_map[nbr[q].type], nbr[q].r, DP_OVERLAP_R);
+    }
+    return PK_OK;
+}
+
 /* Tabulated kernel scratch: T, dE/dT, their per-type gathered copies (DP_BLOCK x 4 x ng
  * each), energies (2 x DP_BLOCK) and the batched fitting. */
 static size_t fused_block_scratch(const dp_model *m)
@@ -226,7 +245,8 @@ static void fused_block(const pk_deepmd *dp, const dp_kernels *kern, const pk_at
         int *nr = th->nreal + cnt * m->ntypes;
         nn[cnt] = dp_env_gather(m, mtype, at->x, i, nl->firstneigh[i], nl->numneigh[i], nb_c,
                                 nr, th);
-        if (kern->forward(m, &dp->tab, i, ti, nb_c, nn[cnt], nr, at->tag, T + cnt * w,
+        if (check_overlap(m, i, ti, nb_c, nn[cnt], at->tag, &th->st) ||
+            kern->forward(m, &dp->tab, i, ti, nb_c, nn[cnt], nr, at->tag, T + cnt * w,
                           &th->st)) {
             th->err_ii = ii;
             return;
@@ -345,11 +365,15 @@ pk_code dp_compute(pk_deepmd *dp, const dp_kernels *kern, const pk_atoms *at, co
                 fused_block(dp, kern, at, nl, mtype, b0, hi - b0 < DP_BLOCK ? hi - b0 : DP_BLOCK,
                             th, &sk, out->eatom);
         } else {
-            for (int ii = lo; ii < hi; ii++) {
+            for (int ii = lo; ii < hi && th->err_ii < 0; ii++) {
                 const int i = nl->ilist[ii], ti = mtype[i];
                 if (ti < 0) continue;
                 int nn = dp_env_gather(m, mtype, at->x, i, nl->firstneigh[i], nl->numneigh[i],
                                        th->nbr.data, th->nreal, th);
+                if (check_overlap(m, i, ti, th->nbr.data, nn, at->tag, &th->st)) {
+                    th->err_ii = ii;
+                    break;
+                }
                 double e = dp_exact_atom(m, i, ti, th->nbr.data, nn, th->nreal, th->work.data,
                                          &sk);
                 if (out->eatom) out->eatom[i] += e;

@@ -18,4 +18,15 @@ typedef pk_code (*dp_array_fn)(void *ctx, const char *name, int nd, int *dims, d
 pk_code dp_model_build(dp_model *m, yaml_document_t *doc, const char *file, int has_lines,
                        dp_array_fn arrays, void *actx, pk_status *st);
 
+#ifdef PK_DEEPMD_JSON
+/* The model dict of a .dp file: JSON text (len bytes, not necessarily NUL-terminated; a NUL
+ * ends it) into *doc, for dp_model_build with has_lines 0 and an array loader for the
+ * dataset names it holds. path only names the file in messages. On PK_OK the caller owns
+ * *doc (yaml_document_delete); otherwise *doc holds nothing and st says where the text is
+ * malformed: byte offset, line, column and the text around it. Defined (deepmd_json.c,
+ * cJSON) when PK_DEEPMD_JSON is, which builds with HDF5 have. */
+pk_code dp_doc_from_json(yaml_document_t *doc, const char *text, size_t len, const char *path,
+                         pk_status *st);
+#endif
+
 #endif

@@ -171,8 +171,9 @@ typedef struct {
     size_t bytes;
 } dp_tables;
 
+/* file names the model in messages; PK_ERR_NUMERIC when a net overflows in its table. */
 pk_code dp_tables_build(dp_tables *t, const dp_model *m, const pk_deepmd_options *o,
-                        pk_status *st);
+                        const char *file, pk_status *st);
 void dp_tables_free(dp_tables *t, const dp_model *m);
 
 /* The piece holding s: *c = its 6 x ng coefficients, *dt = s - its node. Returns 0 when s

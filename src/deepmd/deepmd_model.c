@@ -6,12 +6,63 @@
  * name of an HDF5 dataset. Both arrive here as a libyaml document. Only what the se_e2_a +
  * ener model needs is read; anything that would change the physics and is not implemented
  * is refused with the key that asks for it. Every error names the file, the key path and,
- * for YAML, the line (libyaml marks). */
+ * for YAML, the line (libyaml marks).
+ *
+ * Every number read is checked: finite, and within the bounds below where a quantity has a
+ * scale (a model that breaks them is a corrupt or mistyped file, and would otherwise run to
+ * NaN or absurd energies without a word). The message names the value. Derived quantities
+ * (tables) are checked where they are made (deepmd_table.c). */
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "deepmd_doc.h"
+
+/* ---- sanity bounds ------------------------------------------------------------------------
+ * Lengths in Angstrom, energies in eV (DeePMD-kit's units). Each is far outside what trained
+ * models hold, so only broken files are refused. */
+
+/* rcut: se_e2_a models use 4-9 A. At 50 A a sphere holds ~5e4 atoms of liquid water: no
+ * neighbour list or sel of a real model is that large. */
+#define DP_RCUT_MAX 50.0
+/* Entries of type_map: the periodic table has 118 elements; the ntypes^2 embedding nets of a
+ * two-sided model and the ntypes x sum(sel) x 4 statistics grow with it. */
+#define DP_NTYPES_MAX 128
+/* sum(sel): published se_e2_a models use 100-600; 4096 neighbours within rcut need rcut ~21 A
+ * in liquid water. Bounds the per-centre buffers (sum(sel) x ng x 4 doubles). */
+#define DP_SEL_MAX 4096
+/* Width of any network layer (and of `neuron` entries): trained models use <= 240; also bounds
+ * the fitting input ng * axis_neuron. */
+#define DP_WIDTH_MAX 4096
+/* davg / dstd are statistics of the rows R = s (1, x/r, y/r, z/r), s ~ 1/r: |R| < 2 1/A for
+ * r > 0.5 A, so |davg| is of order 1. dstd divides: DeePMD-kit raises every dstd below 1e-2
+ * to 1e-2 when it computes them, so 1e-4 is two orders below anything it writes, and the
+ * normalised inputs (R - davg) / dstd stay below ~1e8 (the embedding tables span them). */
+#define DP_DAVG_MAX 1e4
+#define DP_DSTD_MIN 1e-4
+#define DP_DSTD_MAX 1e4
+/* Per-atom energy shifts (bias_atom_e, out_bias): all-electron total energies of the heaviest
+ * atoms are ~1e6 eV (Z^(7/3) scaling), pseudopotential ones ~1e3 eV. */
+#define DP_ENERGY_MAX 1e7
+
+/* A range of allowed values and what it protects, for messages. */
+typedef struct {
+    double lo, hi;
+    const char *why;
+} dp_range;
+
+/* Network weights (w, b, idt) and out_std (read, never applied) have no scale: only
+ * finiteness is required; what large weights do is checked on the tables built from them. */
+static const dp_range ANY_FINITE = {-DBL_MAX, DBL_MAX, "must be finite"};
+static const dp_range DAVG_RANGE = {-DP_DAVG_MAX, DP_DAVG_MAX,
+                                    "a descriptor mean; |davg| is of order 1"};
+static const dp_range DSTD_RANGE = {DP_DSTD_MIN, DP_DSTD_MAX,
+                                    "a standard deviation that divides; DeePMD-kit writes "
+                                    "none below 1e-2"};
+static const dp_range ENERGY_RANGE = {-DP_ENERGY_MAX, DP_ENERGY_MAX,
+                                      "an energy per atom in eV"};
 
 typedef struct {
     yaml_document_t *doc;
@@ -89,12 +140,28 @@ static pk_code get_str(yctx *y, const yaml_node_t *map, const char *path, const 
     return PK_OK;
 }
 
+/* YAML's spellings of the non-finite floats (.nan, .inf, -.inf: what Python's yaml writes),
+ * read as such so that the range checks name them; 0 for anything else. */
+static int yaml_nonfinite(const char *s, double *out)
+{
+    static const char *const nan[] = {".nan", ".NaN", ".NAN"};
+    static const char *const inf[] = {".inf", ".Inf", ".INF"};
+    const int neg = *s == '-';
+    const char *t = s + (*s == '-' || *s == '+');
+    for (int k = 0; k < 3; k++) {
+        if (t == s && !strcmp(s, nan[k])) { *out = NAN; return 1; }
+        if (!strcmp(t, inf[k])) { *out = neg ? -INFINITY : INFINITY; return 1; }
+    }
+    return 0;
+}
+
 static pk_code to_double(yctx *y, const yaml_node_t *n, const char *path, const char *key,
                          double *out)
 {
     const char *s = scalar(n);
     char *end;
     if (!s) return fail(y, n, PK_ERR_FORMAT, path, key, "expected a number");
+    if (yaml_nonfinite(s, out)) return PK_OK;
     *out = strtod(s, &end);
     if (end == s || *end) return fail(y, n, PK_ERR_FORMAT, path, key, "expected a number");
     return PK_OK;
@@ -106,6 +173,28 @@ static pk_code get_double(yctx *y, const yaml_node_t *map, const char *path, con
     yaml_node_t *n;
     if (need(y, map, path, key, &n)) return y->st->code;
     return to_double(y, n, path, key, out);
+}
+
+/* A number of node n (key at path) outside [lo, hi] or not finite: say which value and why. */
+static pk_code out_of_range(yctx *y, const yaml_node_t *n, const char *path, const char *key,
+                            double v, double lo, double hi, const char *why)
+{
+    char what[320];
+    if (!isfinite(v))
+        snprintf(what, sizeof what, "value %g is not finite", v);
+    else
+        snprintf(what, sizeof what, "value %g is outside [%g, %g] (%s)", v, lo, hi, why);
+    return fail(y, n, PK_ERR_FORMAT, path, key, what);
+}
+
+/* A number of the mapping: present, finite, and in [lo, hi]. */
+static pk_code get_double_in(yctx *y, const yaml_node_t *map, const char *path,
+                             const char *key, double lo, double hi, const char *why,
+                             double *out)
+{
+    if (get_double(y, map, path, key, out)) return y->st->code;
+    if (isfinite(*out) && *out >= lo && *out <= hi) return PK_OK;
+    return out_of_range(y, lookup(y, map, key), path, key, *out, lo, hi, why);
 }
 
 static pk_code to_int(yctx *y, const yaml_node_t *n, const char *path, const char *key,
@@ -209,10 +298,50 @@ static pk_code fill(yctx *y, const yaml_node_t *n, const int *dims, int nd, doub
     return PK_OK;
 }
 
-/* Read an np.ndarray of nd dimensions. dims[k] > 0 are required sizes, dims[k] <= 0 are
- * inferred and returned. A null value gives *out = NULL when allow_null. */
+/* Element k (row-major) of the nested lists v of shape dims, for its line. */
+static const yaml_node_t *element_node(yctx *y, const yaml_node_t *v, const int *dims, int nd,
+                                       size_t k)
+{
+    size_t stride = 1;
+    for (int d = 1; d < nd; d++) stride *= (size_t)dims[d];
+    for (int d = 0; d < nd && v && v->type == YAML_SEQUENCE_NODE; d++) {
+        size_t i = k / stride;
+        k %= stride;
+        if (d + 1 < nd) stride /= (size_t)dims[d + 1];
+        v = node_at(y, v->data.sequence.items.start[i]);
+    }
+    return v;
+}
+
+/* Every element of a loaded array (count of them, shape dims) finite and in r; the message
+ * names the element by its indices and, for YAML (value lists v), its line. */
+static pk_code check_array(yctx *y, const yaml_node_t *holder, const yaml_node_t *v,
+                           const char *path, const char *key, const double *a, int nd,
+                           const int *dims, const dp_range *r)
+{
+    size_t count = 1;
+    for (int d = 0; d < nd; d++) count *= (size_t)dims[d];
+    for (size_t k = 0; k < count; k++) {
+        if (isfinite(a[k]) && a[k] >= r->lo && a[k] <= r->hi) continue;
+        char name[160];
+        int n = snprintf(name, sizeof name, "%s", key);
+        size_t rest = k, stride = count;
+        for (int d = 0; d < nd && n > 0 && (size_t)n < sizeof name; d++) {
+            stride /= (size_t)dims[d];
+            n += snprintf(name + n, sizeof name - (size_t)n, "[%zu]", rest / stride);
+            rest %= stride;
+        }
+        const yaml_node_t *at = v ? element_node(y, v, dims, nd, k) : holder;
+        return out_of_range(y, at, path, name, a[k], r->lo, r->hi, r->why);
+    }
+    return PK_OK;
+}
+
+/* Read an np.ndarray of nd dimensions whose elements must lie in r. dims[k] > 0 are required
+ * sizes, dims[k] <= 0 are inferred and returned. A null value gives *out = NULL when
+ * allow_null. */
 static pk_code get_array(yctx *y, const yaml_node_t *map, const char *path, const char *key,
-                         int nd, int *dims, int allow_null, double **out)
+                         int nd, int *dims, int allow_null, const dp_range *r, double **out)
 {
     yaml_node_t *a, *v;
     const char *cls = "";
@@ -225,7 +354,13 @@ static pk_code get_array(yctx *y, const yaml_node_t *map, const char *path, cons
     if (scalar(a) && y->arrays) {
         char why[256] = "";
         pk_code c = y->arrays(y->actx, scalar(a), nd, dims, out, why, sizeof why);
-        return c ? fail(y, a, c, path, key, why) : PK_OK;
+        if (c) return fail(y, a, c, path, key, why);
+        if (check_array(y, a, NULL, path, key, *out, nd, dims, r)) {
+            free(*out);
+            *out = NULL;
+            return y->st->code;
+        }
+        return PK_OK;
     }
     if (get_str(y, a, path, "@class", &cls)) return y->st->code;
     if (strcmp(cls, "np.ndarray"))
@@ -253,7 +388,8 @@ static pk_code get_array(yctx *y, const yaml_node_t *map, const char *path, cons
     *out = malloc(sizeof(double) * (count ? count : 1));
     if (!*out) return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
     double *p = *out;
-    if (fill(y, v, dims, nd, &p, path, key)) {
+    if (fill(y, v, dims, nd, &p, path, key) ||
+        check_array(y, a, v, path, key, *out, nd, dims, r)) {
         free(*out);
         *out = NULL;
         return y->st->code;
@@ -300,17 +436,24 @@ static pk_code parse_net(yctx *y, const yaml_node_t *nn, const char *path, int n
         char vp[320];
         snprintf(vp, sizeof vp, "%s.@variables", lp);
         int wd[2] = {nin, 0};
-        if (get_array(y, vars, vp, "w", 2, wd, 0, &ly->w)) return y->st->code;
+        if (get_array(y, vars, vp, "w", 2, wd, 0, &ANY_FINITE, &ly->w)) return y->st->code;
         ly->nin = wd[0];
         ly->nout = wd[1];
+        if (ly->nout < 1 || ly->nout > DP_WIDTH_MAX) {
+            char what[96];
+            snprintf(what, sizeof what, "has %d columns (layer width), need 1 to %d", ly->nout,
+                     DP_WIDTH_MAX);
+            return fail(y, lookup(y, vars, "w"), PK_ERR_FORMAT, vp, "w", what);
+        }
         if (!(ly->wt = malloc(sizeof(double) * ((size_t)ly->nin * ly->nout + 1))))
             return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
         for (int k = 0; k < ly->nin; k++)
             for (int o = 0; o < ly->nout; o++)
                 ly->wt[(size_t)o * ly->nin + k] = ly->w[(size_t)k * ly->nout + o];
         int bd[1] = {ly->nout}, id[1] = {ly->nout};
-        if (get_array(y, vars, vp, "b", 1, bd, 1, &ly->b)) return y->st->code;
-        if (lookup(y, vars, "idt") && get_array(y, vars, vp, "idt", 1, id, 1, &ly->idt))
+        if (get_array(y, vars, vp, "b", 1, bd, 1, &ANY_FINITE, &ly->b)) return y->st->code;
+        if (lookup(y, vars, "idt") &&
+            get_array(y, vars, vp, "idt", 1, id, 1, &ANY_FINITE, &ly->idt))
             return y->st->code;
         if (parse_act(y, L, lp, &ly->act)) return y->st->code;
         if (get_bool(y, L, lp, "resnet", 0, &ly->resnet)) return y->st->code;
@@ -388,14 +531,21 @@ static pk_code parse_descriptor(yctx *y, const yaml_node_t *d, dp_model *m)
     }
     if (refuse_unless_empty(y, d, P, "spin")) return y->st->code;
     if (check_precision(y, d, P)) return y->st->code;
-    if (get_double(y, d, P, "rcut", &m->rcut)) return y->st->code;
-    if (get_double(y, d, P, "rcut_smth", &m->rcut_smth)) return y->st->code;
-    if (!(m->rcut > 0) || !(m->rcut_smth < m->rcut))
-        return fail(y, lookup(y, d, "rcut"), PK_ERR_FORMAT, P, "rcut",
-                    "need 0 < rcut and rcut_smth < rcut");
+    if (get_double_in(y, d, P, "rcut", 0.0, DP_RCUT_MAX, "a cutoff radius in A; se_e2_a "
+                      "models use 4 to 9", &m->rcut) ||
+        get_double_in(y, d, P, "rcut_smth", 0.0, DP_RCUT_MAX, "where the switching to zero "
+                      "at rcut starts, in A", &m->rcut_smth))
+        return y->st->code;
+    if (!(m->rcut > 0) || !(m->rcut_smth < m->rcut)) {
+        char what[128];
+        snprintf(what, sizeof what, "need 0 <= rcut_smth < rcut, 0 < rcut (got rcut_smth %g, "
+                 "rcut %g)", m->rcut_smth, m->rcut);
+        return fail(y, lookup(y, d, "rcut"), PK_ERR_FORMAT, P, "rcut", what);
+    }
     m->protection = 0.0;
     if (lookup(y, d, "env_protection") &&
-        get_double(y, d, P, "env_protection", &m->protection))
+        get_double_in(y, d, P, "env_protection", 0.0, m->rcut, "a length added to r before "
+                      "dividing by it", &m->protection))
         return y->st->code;
     if (get_int_list(y, d, P, "sel", &m->sel, &nsel)) return y->st->code;
     if (nsel != m->ntypes)
@@ -404,17 +554,36 @@ static pk_code parse_descriptor(yctx *y, const yaml_node_t *d, dp_model *m)
     m->sec = calloc((size_t)m->ntypes + 1, sizeof(int));
     if (!m->sec) return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
     for (int t = 0; t < m->ntypes; t++) {
-        if (m->sel[t] < 0)
-            return fail(y, lookup(y, d, "sel"), PK_ERR_FORMAT, P, "sel", "negative entry");
+        if (m->sel[t] < 0 || m->sel[t] > DP_SEL_MAX) {
+            char key[32];
+            snprintf(key, sizeof key, "sel[%d]", t);
+            return out_of_range(y, lookup(y, d, "sel"), P, key, m->sel[t], 0, DP_SEL_MAX,
+                                "most neighbours of a type within rcut");
+        }
         m->sec[t + 1] = m->sec[t] + m->sel[t];
     }
     m->nnei = m->sec[m->ntypes];
-    if (m->nnei == 0)
-        return fail(y, lookup(y, d, "sel"), PK_ERR_FORMAT, P, "sel", "sums to zero");
+    if (m->nnei < 1 || m->nnei > DP_SEL_MAX) {
+        char what[96];
+        snprintf(what, sizeof what, "sums to %d, need 1 to %d", m->nnei, DP_SEL_MAX);
+        return fail(y, lookup(y, d, "sel"), PK_ERR_FORMAT, P, "sel", what);
+    }
 
-    int *neuron, nneuron;
-    if (get_int_list(y, d, P, "neuron", &neuron, &nneuron)) return y->st->code;
+    int *neuron = NULL, nneuron;
+    if (get_int_list(y, d, P, "neuron", &neuron, &nneuron)) {
+        free(neuron);
+        return y->st->code;
+    }
     m->ng = nneuron > 0 ? neuron[nneuron - 1] : 0;
+    for (int k = 0; k < nneuron; k++)
+        if (neuron[k] < 1 || neuron[k] > DP_WIDTH_MAX) {
+            char key[32];
+            snprintf(key, sizeof key, "neuron[%d]", k);
+            pk_code c = out_of_range(y, lookup(y, d, "neuron"), P, key, neuron[k], 1,
+                                     DP_WIDTH_MAX, "a layer width");
+            free(neuron);
+            return c;
+        }
     free(neuron);
     if (get_int(y, d, P, "axis_neuron", &m->axis)) return y->st->code;
     if (m->ng <= 0 || m->axis <= 0 || m->axis > m->ng)
@@ -448,12 +617,9 @@ static pk_code parse_descriptor(yctx *y, const yaml_node_t *d, dp_model *m)
     const char *VP = "model.descriptor.@variables";
     if (need(y, d, P, "@variables", &vars)) return y->st->code;
     int sd[3] = {m->ntypes, m->nnei, 4}, sd2[3] = {m->ntypes, m->nnei, 4};
-    if (get_array(y, vars, VP, "davg", 3, sd, 0, &m->davg)) return y->st->code;
-    if (get_array(y, vars, VP, "dstd", 3, sd2, 0, &m->dstd)) return y->st->code;
-    for (size_t k = 0; k < (size_t)m->ntypes * m->nnei * 4; k++)
-        if (!(m->dstd[k] > 0.0))
-            return fail(y, lookup(y, vars, "dstd"), PK_ERR_FORMAT, VP, "dstd",
-                        "has an entry that is not positive");
+    if (get_array(y, vars, VP, "davg", 3, sd, 0, &DAVG_RANGE, &m->davg) ||
+        get_array(y, vars, VP, "dstd", 3, sd2, 0, &DSTD_RANGE, &m->dstd))
+        return y->st->code;
 
     if (parse_collection(y, d, P, "embeddings", m->one_side ? 1 : 2, m->ntypes, 1, &m->emb,
                          &m->nemb))
@@ -507,7 +673,8 @@ static pk_code parse_fitting(yctx *y, const yaml_node_t *f, dp_model *m)
     if (need(y, f, P, "@variables", &vars)) return y->st->code;
     int bd[2] = {m->ntypes, 1};
     double *bias;
-    if (get_array(y, vars, "model.fitting.@variables", "bias_atom_e", 2, bd, 0, &bias))
+    if (get_array(y, vars, "model.fitting.@variables", "bias_atom_e", 2, bd, 0, &ENERGY_RANGE,
+                  &bias))
         return y->st->code;
     for (int t = 0; t < m->ntypes; t++) m->bias[t] += bias[t];
     free(bias);
@@ -542,6 +709,12 @@ static pk_code parse_model(yctx *y, const yaml_node_t *root, dp_model *m)
     if (get_seq(y, mod, "model", "type_map", &tm)) return y->st->code;
     m->ntypes = (int)seq_len(tm);
     if (m->ntypes == 0) return fail(y, tm, PK_ERR_FORMAT, "model", "type_map", "is empty");
+    if (m->ntypes > DP_NTYPES_MAX) {
+        char what[96];
+        snprintf(what, sizeof what, "has %d names, at most %d are supported", m->ntypes,
+                 DP_NTYPES_MAX);
+        return fail(y, tm, PK_ERR_FORMAT, "model", "type_map", what);
+    }
     m->type_map = calloc((size_t)m->ntypes, sizeof(char *));
     m->bias = calloc((size_t)m->ntypes, sizeof(double));
     if (!m->type_map || !m->bias)
@@ -555,15 +728,23 @@ static pk_code parse_model(yctx *y, const yaml_node_t *root, dp_model *m)
     if (need(y, mod, "model", "descriptor", &d) || parse_descriptor(y, d, m)) return y->st->code;
     if (need(y, mod, "model", "fitting", &f) || parse_fitting(y, f, m)) return y->st->code;
 
-    /* out_bias (1 x ntypes x 1) is added to atomic energies; out_std is not applied. */
+    /* out_bias (1 x ntypes x 1) is added to atomic energies; out_std is not applied, only
+     * checked (a non-finite entry means a broken file). */
     if (need(y, mod, "model", "@variables", &vars)) return y->st->code;
     if (lookup(y, vars, "out_bias")) {
         int od[3] = {1, m->ntypes, 1};
         double *ob;
-        if (get_array(y, vars, "model.@variables", "out_bias", 3, od, 1, &ob))
+        if (get_array(y, vars, "model.@variables", "out_bias", 3, od, 1, &ENERGY_RANGE, &ob))
             return y->st->code;
         for (int t = 0; ob && t < m->ntypes; t++) m->bias[t] += ob[t];
         free(ob);
+    }
+    if (lookup(y, vars, "out_std")) {
+        int sd[3] = {0, 0, 0};
+        double *os;
+        if (get_array(y, vars, "model.@variables", "out_std", 3, sd, 1, &ANY_FINITE, &os))
+            return y->st->code;
+        free(os);
     }
     return PK_OK;
 }

@@ -14,8 +14,15 @@
  * fine range [s0, s1) of step h reaches s(table_rmin); the coarse range [s1, s2) of step
  * 10h extends it to s0 + table_extrapolate (s1 - s0). The padding slots are evaluated
  * once here (see dp_tables in deepmd_internal.h): one row R^_pad (x) G(s_pad) per block
- * with uniform statistics, suffix sums over the slots otherwise. */
+ * with uniform statistics, suffix sums over the slots otherwise.
+ *
+ * The loader checks each weight for finiteness only; a net can still overflow where it is
+ * tabulated (a linear layer with a weight of 1e307 makes G infinite beyond s = 18, inside
+ * the coarse range; differences of values near the largest double overflow first), so every
+ * coefficient and padding sum is checked here, and a non-finite one is an error naming the
+ * model file, the net and the interval of s. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,20 +49,62 @@ static void s_range(const dp_model *m, int e, double rmin, double *lo, double *h
     }
 }
 
-static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, double hi,
-                         const pk_deepmd_options *o, pk_status *st)
+/* "model.descriptor.embeddings.networks[e] (neighbour H[, centre O])" into buf. */
+static const char *net_name(const dp_model *m, int e, char *buf, size_t len)
 {
+    const int nt = m->ntypes;
+    if (m->one_side)
+        snprintf(buf, len, "model.descriptor.embeddings.networks[%d] (neighbour type %s)", e,
+                 m->type_map[e]);
+    else
+        snprintf(buf, len, "model.descriptor.embeddings.networks[%d] (centre type %s, "
+                 "neighbour type %s)", e, m->type_map[e % nt], m->type_map[e / nt]);
+    return buf;
+}
+
+/* The 6 x ng coefficients of interval [x0, x0 + h) of net e finite, else the error. */
+static pk_code check_piece(const double *c, int ng, const dp_model *m, int e, double x0,
+                           double h, const char *file, pk_status *st)
+{
+    for (int k = 0; k < 6 * ng; k++) {
+        if (isfinite(c[k])) continue;
+        char name[200];
+        return pk_fail(st, PK_ERR_NUMERIC, "%s: %s: its table has coefficient %g (power %d "
+                       "of output %d) on s in [%.9g, %.9g): the net or its first two "
+                       "derivatives overflow there; its weights are too large", file,
+                       net_name(m, e, name, sizeof name), c[k], k / ng, k % ng, x0, x0 + h);
+    }
+    return PK_OK;
+}
+
+/* Largest table of one embedding net (coefficients of all intervals). */
+#define DP_TABLE_MAX_BYTES 1073741824.0
+
+static pk_code build_one(dp_table *t, const dp_model *mod, int e, double lo, double hi,
+                         const pk_deepmd_options *o, const char *file, pk_status *st)
+{
+    const dp_net *net = &mod->emb[e];
+    const int ng = mod->ng;
     t->h0 = o->table_step;
     t->h1 = 10.0 * o->table_step;
     t->s0 = lo - t->h0;
     double n0 = ceil((hi - t->s0) / t->h0);
-    if (!(n0 >= 1) || n0 > 1e8)
-        return pk_fail(st, PK_ERR_ARG, "table range [%g, %g] with table_step %g "
-                       "is not usable", lo, hi, t->h0);
+    /* n0 fine intervals and (table_extrapolate - 1) n0 / 10 coarse ones, 6 ng doubles
+     * each: a tiny table_step or table_rmin must be an error, not gigabytes of tables
+     * computed for minutes (and no interval count may overflow an int). */
+    const double n1 = fmax(1.0, ceil((o->table_extrapolate - 1.0) * n0 * t->h0 / t->h1));
+    const double bytes = (n0 + n1) * ng * 6.0 * sizeof(double);
+    if (!(n0 >= 1) || !(bytes <= DP_TABLE_MAX_BYTES)) {
+        char name[200];
+        return pk_fail(st, PK_ERR_ARG, "%s: %s: table range [%g, %g] with table_step %g "
+                       "is not usable (%.3g intervals, %.3g GiB; at most %g GiB per net: "
+                       "use a larger table_step or table_rmin)", file,
+                       net_name(mod, e, name, sizeof name), lo, hi, t->h0, n0 + n1,
+                       bytes / 1073741824.0, DP_TABLE_MAX_BYTES / 1073741824.0);
+    }
     t->n0 = (int)n0;
     t->s1 = t->s0 + t->n0 * t->h0;
-    t->n1 = (int)ceil((o->table_extrapolate - 1.0) * (t->s1 - t->s0) / t->h1);
-    if (t->n1 < 1) t->n1 = 1;
+    t->n1 = (int)n1;
     t->s2 = t->s1 + t->n1 * t->h1;
     const int nint = t->n0 + t->n1;
     t->coef = malloc(sizeof(double) * (size_t)nint * ng * 6);
@@ -85,6 +134,10 @@ static pk_code build_one(dp_table *t, const dp_net *net, int ng, double lo, doub
             c[4 * ng + m] = (-15.0 * D0 + 7.0 * h * D1 - h2 * D2) / (h3 * h);
             c[5 * ng + m] = (6.0 * D0 - 3.0 * h * D1 + 0.5 * h2 * D2) / (h3 * h2);
         }
+        if (check_piece(c, ng, mod, e, x1 - h, h, file, st)) {
+            free(y);
+            return st->code;
+        }
         memcpy(y0, y1, sizeof(double) * 3 * ng);  /* y1, d1, s1 follow y0, d0, s0 */
     }
     free(y);
@@ -104,7 +157,7 @@ static int block_uniform(const dp_model *m, int ti, int tj)
     return 1;
 }
 
-static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
+static pk_code build_pad(dp_tables *tb, const dp_model *m, const char *file, pk_status *st)
 {
     const int nt = m->ntypes, ng = m->ng;
     size_t total = 0;
@@ -135,6 +188,7 @@ static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
             const dp_net *net = dp_emb_of(m, ti, tj);
             const int uniform = tb->pad_uniform[ti * nt + tj];
             double slast = NAN;
+            if (m->sel[tj] == 0) continue;   /* no slots: P stays zero */
             /* One row, or suffix sums from the last slot down; G re-evaluated only when s
              * changes. */
             for (int n = uniform ? 0 : m->sel[tj] - 1; n >= 0; n--) {
@@ -148,6 +202,16 @@ static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
                 for (int d = 0; d < 4; d++)
                     for (int c = 0; c < ng; c++)
                         Pn[d * ng + c] = (uniform ? 0.0 : Pn1[d * ng + c]) + Rh[d] * G[c];
+                for (int c = 0; c < 4 * ng; c++)
+                    if (!isfinite(Pn[c])) {
+                        char name[200];
+                        free(G);
+                        return pk_fail(st, PK_ERR_NUMERIC, "%s: %s: the padding rows of a "
+                                       "centre of type %s are not finite (%g at s = %.9g, "
+                                       "neighbour slot %d): its weights are too large", file,
+                                       net_name(m, dp_emb_index(m, ti, tj), name, sizeof name),
+                                       m->type_map[ti], Pn[c], Rh[0], k);
+                    }
             }
         }
     free(G);
@@ -155,7 +219,7 @@ static pk_code build_pad(dp_tables *tb, const dp_model *m, pk_status *st)
 }
 
 pk_code dp_tables_build(dp_tables *tb, const dp_model *m, const pk_deepmd_options *o,
-                        pk_status *st)
+                        const char *file, pk_status *st)
 {
     memset(tb, 0, sizeof *tb);
     tb->tab = calloc((size_t)m->nemb, sizeof(dp_table));
@@ -165,10 +229,10 @@ pk_code dp_tables_build(dp_tables *tb, const dp_model *m, const pk_deepmd_option
         double lo, hi;
         if (m->sel[tj] == 0) continue;   /* never evaluated */
         s_range(m, e, o->table_rmin, &lo, &hi);
-        if (build_one(&tb->tab[e], &m->emb[e], m->ng, lo, hi, o, st)) return st->code;
+        if (build_one(&tb->tab[e], m, e, lo, hi, o, file, st)) return st->code;
         tb->bytes += sizeof(double) * 6 * (size_t)m->ng * (tb->tab[e].n0 + tb->tab[e].n1);
     }
-    return build_pad(tb, m, st);
+    return build_pad(tb, m, file, st);
 }
 
 void dp_tables_free(dp_tables *tb, const dp_model *m)

@@ -7,7 +7,8 @@ backend or precision that cannot run here, from the input or PAIRKIT_BACKEND, is
 that says why; the log line names the backend that runs.
 
 Models: DeePMD-kit's deeppot_sea.yaml (reference/deepmd) and copies of it with one thing
-broken; a file that is not YAML; a file with the HDF5 signature that is not HDF5."""
+broken (a key, or a value: a NaN weight or absurd statistics is refused at load, not run to a
+NaN energy); a file that is not YAML; a file with the HDF5 signature that is not HDF5."""
 import os
 import tempfile
 
@@ -75,6 +76,18 @@ with open(NOT_HDF5, "wb") as fh:
 MALFORMED = "model:\n  type: standard\n  type_map: [O, H\n  descriptor: {}\n"
 NOT_SE_A = broken("    type: se_e2_a", "    type: dpa1")
 NO_RCUT_SMTH = broken("    rcut_smth: 0.5\n    resnet_dt", "    resnet_dt")
+# A NaN weight (as Python's yaml writes it) and an absurd statistic: refused at load, naming
+# the element and its line, instead of running to a NaN energy.
+NAN_WEIGHT = broken("- - 0.4480607783689787", "- - .nan")
+HUGE_DSTD = broken("- - - 0.13983584883542127", "- - - 1.0e+308")
+# A finite but huge weight in a linear first embedding layer: no load check bounds weights,
+# and the exact kernel builds no table, so it overflows at run time: stopped by the force check.
+HUGE_LINEAR = broken("- - 0.4480607783689787\n                      - -0.8184588710236892\n"
+                     "                      - -0.3212229262177685\n              \"@version\": 1\n"
+                     "              activation_function: tanh",
+                     "- - 1e307\n                      - -0.8184588710236892\n"
+                     "                      - -0.3212229262177685\n              \"@version\": 1\n"
+                     "              activation_function: none")
 CASES = [
     # (what, input script, extra files, pieces the error must contain)
     ("malformed YAML", script(), {"model.yaml": MALFORMED},
@@ -87,6 +100,16 @@ CASES = [
     ("unsupported descriptor", script(), {"model.yaml": NOT_SE_A},
      [f"model.yaml:{line_of(NOT_SE_A, 'type: dpa1')}", "model.descriptor.type",
       "descriptor 'dpa1' is not supported (only se_e2_a / se_a)"]),
+    ("NaN weight", script(), {"model.yaml": NAN_WEIGHT},
+     [f"model.yaml:{line_of(NAN_WEIGHT, '- - .nan')}: model.descriptor.embeddings.networks[0]"
+      ".layers[0].@variables.w[0][0]: value nan is not finite"]),
+    ("absurd statistics", script(), {"model.yaml": HUGE_DSTD},
+     [f"model.yaml:{line_of(HUGE_DSTD, '- - - 1.0e+308')}: model.descriptor.@variables"
+      ".dstd[0][0][0]: value 1e+308 is outside [0.0001, 10000]"]),
+    ("overflowing weights, exact kernel", script("deepmd/pk model.yaml tabulate no"),
+     {"model.yaml": HUGE_LINEAR},
+     ["deepmd/pk: the force on atom", "is not finite", "at step 0: the model's network "
+      "overflows for this configuration"]),
     ("frame parameters", script(), {"model.yaml": broken("numb_fparam: 0", "numb_fparam: 2")},
      ["model.fitting.numb_fparam", "frame parameters are not supported"]),
     ("TensorFlow model", script("deepmd/pk graph.pb"), {"graph.pb": "not read"},

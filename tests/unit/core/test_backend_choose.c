@@ -135,6 +135,10 @@ static void test_words_and_environment(void)
     setenv("PAIRKIT_BACKEND", "auto", 1);
     setenv("PAIRKIT_GPU_MEMORY_CAP", "lots", 1);
     PK_CHECK(pk_backend_request_env(&req, 0, 1, &st) == PK_ERR_ARG, "bad cap refused");
+    /* found by fuzzing: beyond SIZE_MAX the conversion to size_t was undefined */
+    setenv("PAIRKIT_GPU_MEMORY_CAP", "1e90", 1);
+    PK_CHECK(pk_backend_request_env(&req, 0, 1, &st) == PK_ERR_ARG &&
+             strstr(st.msg, "PAIRKIT_GPU_MEMORY_CAP='1e90'"), "huge cap refused: %s", st.msg);
     unsetenv("PAIRKIT_BACKEND");
     unsetenv("PAIRKIT_PRECISION");
     unsetenv("PAIRKIT_GPU_MEMORY_CAP");

@@ -32,6 +32,75 @@ static void expect(const char *model, const char *from, const char *to, pk_code 
     remove(path);
 }
 
+/* A number replaced by a non-finite or absurd one: the error must name the file, the line
+ * of the value (that of `from`), the key path with the element's indices, and the value. */
+static void expect_value(const char *model, const char *from, const char *to,
+                         const char *key, const char *value)
+{
+    const char *at = strstr(model, from);
+    int line = 1;
+    for (const char *c = model; at && c < at; c++) line += *c == '\n';
+    for (size_t k = 0; from[k] && from[k] == to[k]; k++) line += from[k] == '\n';
+    char where[300], what[120];
+    snprintf(where, sizeof where, ":%d: %s: ", line, key);
+    snprintf(what, sizeof what, "value %s", value);
+    expect(model, from, to, PK_ERR_FORMAT, where, what);
+}
+
+/* Issue 20: non-finite weights and statistics, absurd parameters. deeppot_sea.yaml's first
+ * embedding layer has w = [[0.448.., -0.818.., -0.321..]], b = [-0.913.., ...]; davg and dstd
+ * start with 0.0503.. and 0.1398..; out_bias is all 0.0 (the first value in the file). */
+static void bad_values(const char *m)
+{
+    const char *L0 = "model.descriptor.embeddings.networks[0].layers[0].@variables";
+    char key[200];
+    snprintf(key, sizeof key, "%s.w[0][0]", L0);
+    expect_value(m, "- - 0.4480607783689787", "- - .nan", key, "nan");
+    snprintf(key, sizeof key, "%s.w[0][1]", L0);
+    expect_value(m, "- -0.8184588710236892", "- nan", key, "nan");
+    snprintf(key, sizeof key, "%s.b[0]", L0);
+    expect_value(m, "- -0.9135780953141011", "- -.inf", key, "-inf");
+    expect_value(m, "- - - 0.05033023990415701", "- - - 1e308",
+                 "model.descriptor.@variables.davg[0][0][0]", "1e+308 is outside [-10000, 10000]");
+    expect_value(m, "- - - 0.13983584883542127", "- - - 0",
+                 "model.descriptor.@variables.dstd[0][0][0]", "0 is outside [0.0001, 10000]");
+    expect_value(m, "- 0.08580324224912261", "- 1e308",
+                 "model.descriptor.@variables.dstd[0][0][1]", "1e+308 is outside");
+    expect_value(m, "value:\n        - - - 0.0", "value:\n        - - - 1e308",
+                 "model.@variables.out_bias[0][0][0]", "1e+308 is outside [-1e+07, 1e+07]");
+    expect_value(m, "          - - 1.0\n", "          - - .inf\n",
+                 "model.@variables.out_std[0][1][0]", "inf is not finite");
+    expect_value(m, "- - -93.57372029622398", "- - 1e400",
+                 "model.fitting.@variables.bias_atom_e[0][0]", "inf is not finite");
+    expect_value(m, "    rcut: 6.0\n    rcut_smth: 0.5\n    resnet_dt",
+                 "    rcut: -6.0\n    rcut_smth: 0.5\n    resnet_dt", "model.descriptor.rcut",
+                 "-6 is outside [0, 50]");
+    expect_value(m, "    rcut: 6.0\n    rcut_smth: 0.5\n    resnet_dt",
+                 "    rcut: 6.0\n    rcut_smth: .nan\n    resnet_dt", "model.descriptor.rcut_smth",
+                 "nan is not finite");
+    expect(m, "    rcut: 6.0\n    rcut_smth: 0.5\n    resnet_dt",
+           "    rcut: 6.0\n    rcut_smth: 7.0\n    resnet_dt", PK_ERR_FORMAT,
+           "model.descriptor.rcut", "rcut_smth 7, rcut 6");
+    expect(m, "    env_protection: 0.0", "    env_protection: -1", PK_ERR_FORMAT,
+           "model.descriptor.env_protection", "value -1 is outside [0, 6]");
+    expect(m, "      - 46\n      - 92", "      - 46\n      - 92000", PK_ERR_FORMAT,
+           "model.descriptor.sel[1]", "value 92000 is outside [0, 4096]");
+    expect(m, "      - 3\n      - 6\n      - 12", "      - 3\n      - 0\n      - 12",
+           PK_ERR_FORMAT, "model.descriptor.neuron[1]", "value 0 is outside [1, 4096]");
+    /* A finite but huge weight loads (weights have no scale). With the first embedding
+     * layer made linear, G(s) = 1e307 s + ... overflows for s > 18, inside the table's
+     * coarse range (the table spans s up to ~70 here, from table_rmin 0.5 and 5x
+     * extrapolation): an error naming the net and the interval. */
+    expect(m, "- - 0.4480607783689787\n                      - -0.8184588710236892\n"
+           "                      - -0.3212229262177685\n              \"@version\": 1\n"
+           "              activation_function: tanh",
+           "- - 1e307\n                      - -0.8184588710236892\n"
+           "                      - -0.3212229262177685\n              \"@version\": 1\n"
+           "              activation_function: none", PK_ERR_NUMERIC,
+           "model.descriptor.embeddings.networks[0] (neighbour type O): its table has "
+           "coefficient", "on s in [17.9616704, 18.0616704)");
+}
+
 static void bad_files(void)
 {
     pk_status st;
@@ -71,6 +140,7 @@ static void bad_files(void)
            "model.pair_exclude_types", "not supported");
     expect(m, "- -93.57372029622398", "- -93.5737202x9622398", PK_ERR_FORMAT,
            "model.fitting.@variables.bias_atom_e", "expected a number");
+    bad_values(m);
     free(m);
 }
 
