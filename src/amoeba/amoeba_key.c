@@ -1,6 +1,7 @@
 /* Tinker .key reader: cutoffs, tapers and solver options (LAMMPS amoeba read_keyfile
  * semantics). Unknown keywords are errors, as in LAMMPS; keywords that select Ewald/PME,
  * HIPPO terms or other polarization models are rejected as unsupported. */
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -53,6 +54,34 @@ static pk_code positive(const amoeba_text *t, const amoeba_record *r, double *v,
     return PK_OK;
 }
 
+/* Bounds on key values, far outside any Tinker/LAMMPS run; they catch damaged or mistyped
+ * keys whose values would otherwise load and run to inf/NaN or never converge. */
+/* cutoffs (A): Tinker runs use 7-12 A; beyond 1000 A no neighbour list is practical */
+#define AMOEBA_MAX_CUTOFF 1000.0
+/* preconditioner diagonal factor: Tinker's default 2, LAMMPS's example 1 */
+#define AMOEBA_MAX_USOLVE_DIAG 100.0
+/* HAL buffering delta, gamma: Halgren's 0.07 and 0.12; above 1 the 14-7 shape is gone */
+#define AMOEBA_MAX_HALGREN 1.0
+/* PCG convergence (RMS induced dipole change, Debye): 1e-4..1e-8 in practice; a water
+ * molecule's whole dipole is 1.85 D */
+#define AMOEBA_MAX_POLAR_EPS 1.0
+/* PCG peek step: Tinker's default 1 */
+#define AMOEBA_MAX_PCG_PEEK 10.0
+
+/* One value within [lo, hi] (lo excluded where lo_open). */
+static pk_code ranged(const amoeba_text *t, const amoeba_record *r, const char *name, double lo,
+                      int lo_open, double hi, const char *why, double *v, pk_status *st)
+{
+    if (nvalues(t, r, 1, st)) return st->code;
+    return amoeba_get_ranged(t, r, 1, name, lo, lo_open, hi, why, v, st);
+}
+
+static pk_code cutoff(const amoeba_text *t, const amoeba_record *r, double *v, pk_status *st)
+{
+    return ranged(t, r, "cutoff", 0.0, 1, AMOEBA_MAX_CUTOFF, "no neighbour list reaches that far",
+                  v, st);
+}
+
 /* A taper value >= 1 is a distance; below 1 it is a fraction of the cutoff (Tinker). LAMMPS
  * computes -v * cutoff there, right for the negative fractions its examples use but a
  * negative distance for 0 < v < 1; the magnitude is taken for both. (For mpole-taper
@@ -77,7 +106,7 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
 
     if (amoeba_streq(k, "cutoff")) {
         /* all cutoffs; default tapers 0.9 (vdW) and 0.65 (electrostatics) of the cutoff */
-        if (positive(t, r, &v, st)) return st->code;
+        if (cutoff(t, r, &v, st)) return st->code;
         s->vdw_cut = s->mpole_cut = s->polar_cut = v;
         s->vdw_taper = 0.9 * v;
         s->mpole_taper = s->polar_taper = AMOEBA_ELEC_TAPER * v;
@@ -87,14 +116,14 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
         s->mpole_taper = taper_distance(v, s->mpole_cut);
         s->polar_taper = taper_distance(v, s->polar_cut);
     } else if (amoeba_streq(k, "vdw-cutoff")) {
-        if (positive(t, r, &v, st)) return st->code;
+        if (cutoff(t, r, &v, st)) return st->code;
         s->vdw_cut = v;
         s->vdw_taper = 0.9 * v;
     } else if (amoeba_streq(k, "vdw-taper")) {
         if (one_value(t, r, &v, st)) return st->code;
         s->vdw_taper = taper_distance(v, s->vdw_cut);
     } else if (amoeba_streq(k, "mpole-cutoff")) {
-        if (positive(t, r, &s->mpole_cut, st)) return st->code;
+        if (cutoff(t, r, &s->mpole_cut, st)) return st->code;
         s->mpole_taper = AMOEBA_ELEC_TAPER * s->mpole_cut;
     } else if (amoeba_streq(k, "mpole-taper")) {
         /* LAMMPS reads it but, without Ewald, never applies it; SMOOTH mode does */
@@ -102,16 +131,24 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
         s->mpole_taper = taper_distance(v, s->mpole_cut);
     } else if (amoeba_streq(k, "ewald-cutoff")) {
         /* without Ewald, LAMMPS uses it as the induction/polarization cutoff */
-        if (positive(t, r, &s->polar_cut, st)) return st->code;
+        if (cutoff(t, r, &s->polar_cut, st)) return st->code;
         s->polar_taper = AMOEBA_ELEC_TAPER * s->polar_cut;
     } else if (amoeba_streq(k, "usolve-cutoff")) {
-        if (one_value(t, r, &s->usolve_cut, st)) return st->code;
+        if (ranged(t, r, "cutoff", 0.0, 0, AMOEBA_MAX_CUTOFF, "no neighbour list reaches that far",
+                   &s->usolve_cut, st))
+            return st->code;
     } else if (amoeba_streq(k, "usolve-diag")) {
-        if (one_value(t, r, &s->usolve_diag, st)) return st->code;
+        if (ranged(t, r, "diagonal factor", 0.0, 1, AMOEBA_MAX_USOLVE_DIAG,
+                   "the preconditioner needs a positive diagonal of sane size", &s->usolve_diag, st))
+            return st->code;
     } else if (amoeba_streq(k, "delta-halgren")) {
-        if (one_value(t, r, &s->dhal, st)) return st->code;
+        if (ranged(t, r, "HAL delta", 0.0, 0, AMOEBA_MAX_HALGREN, "Halgren's value is 0.07",
+                   &s->dhal, st))
+            return st->code;
     } else if (amoeba_streq(k, "gamma-halgren")) {
-        if (one_value(t, r, &s->ghal, st)) return st->code;
+        if (ranged(t, r, "HAL gamma", 0.0, 0, AMOEBA_MAX_HALGREN, "Halgren's value is 0.12",
+                   &s->ghal, st))
+            return st->code;
     } else if (amoeba_streq(k, "polarization")) {
         if (nvalues(t, r, 1, st)) return st->code;
         if (amoeba_streq(r->tok[1], "mutual")) m->polarization = PK_AMOEBA_POLAR_MUTUAL;
@@ -122,7 +159,9 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
         if (nvalues(t, r, 1, st) || amoeba_get_int(t, r, 1, &s->polar_iter, st)) return st->code;
         if (s->polar_iter < 1) return FAIL(PK_ERR_FORMAT, "polar-iter must be at least 1");
     } else if (amoeba_streq(k, "polar-eps")) {
-        if (positive(t, r, &s->polar_eps, st)) return st->code;
+        if (ranged(t, r, "convergence criterion", 0.0, 1, AMOEBA_MAX_POLAR_EPS,
+                   "an RMS dipole change in Debye, 1e-4 to 1e-8 in practice", &s->polar_eps, st))
+            return st->code;
     } else if (amoeba_streq(k, "pcg-precond") || amoeba_streq(k, "pcg-noprecond")) {
         if (nvalues(t, r, 0, st)) return st->code;
         s->pcg_precond = amoeba_streq(k, "pcg-precond");
@@ -130,9 +169,12 @@ static pk_code key_record(pk_amoeba_model *m, const amoeba_text *t, const amoeba
         if (nvalues(t, r, 0, st)) return st->code;
         s->pcg_guess = amoeba_streq(k, "pcg-guess");
     } else if (amoeba_streq(k, "pcg-peek")) {
-        if (one_value(t, r, &s->pcg_peek, st)) return st->code;
+        if (ranged(t, r, "peek step", 0.0, 0, AMOEBA_MAX_PCG_PEEK, "Tinker's default is 1",
+                   &s->pcg_peek, st))
+            return st->code;
     } else if (amoeba_streq(k, "a-axis") || amoeba_streq(k, "b-axis") || amoeba_streq(k, "c-axis")) {
-        if (positive(t, r, &s->box[k[0] - 'a'], st)) return st->code;
+        /* keywords match in any case: "C-axis" is the c axis (k[0] - 'a' was -30) */
+        if (positive(t, r, &s->box[tolower((unsigned char)k[0]) - 'a'], st)) return st->code;
     } else {
         return FAIL(PK_ERR_UNSUPPORTED, "key keyword '%s' is not recognized by amoeba/pk", k);
     }

@@ -54,11 +54,35 @@ static int is_unsupported_keyword(const char *k)
            amoeba_startswith(k, "chg-") || amoeba_startswith(k, "exch-");
 }
 
+/* Bounds on the numbers a prm file may hold. They lie far outside every Tinker force field
+ * and only catch damaged or mistyped files whose values would load and run to inf/NaN. */
+/* atom mass (amu): heavier than any element (294 u) tenfold; 0 is a massless site */
+#define AMOEBA_MAX_MASS 3000.0
+/* vdw radius/diameter (A): AMOEBA's largest R_min diameters are ~5 A (I-, Cs+) */
+#define AMOEBA_MAX_VDW_RADIUS 50.0
+/* vdw well depth |epsilon| (kcal/mol): AMOEBA's deepest are below 1 kcal/mol */
+#define AMOEBA_MAX_VDW_EPS 100.0
+/* multipole components (e, e bohr, e bohr^2): ions carry up to 2-3 e, dipoles and
+ * quadrupoles are a few e bohr^n at most */
+#define AMOEBA_MAX_MPOLE 100.0
+/* polarizability (A^3): the most polarizable free atom, Cs, has 59 A^3 */
+#define AMOEBA_MAX_POLARITY 1000.0
+/* Thole damping a: AMOEBA uses 0.39, AMOEBA+ variants stay below ~1 */
+#define AMOEBA_MAX_THOLE 100.0
+/* dielectric constant: water's is 78; AMOEBA runs at 1 */
+#define AMOEBA_MAX_DIELECTRIC 1.0e4
+/* atom types and classes are dense indices (amoebabio18 uses 416 and 87). The two mixed
+ * HAL tables hold classes^2 pairs each: 5000 classes take 400 MB; a class number of 20740
+ * (found by fuzzing) asked for two tables of 3.4 GB. */
+#define AMOEBA_MAX_TYPE 1000000
+#define AMOEBA_MAX_CLASS 5000
+
 typedef struct {
     const amoeba_text *t;
     pk_amoeba_model *m;
     amoeba_vdwpr *pr;
     int npr, prcap;
+    int *vdw_line;     /* per class: line of its vdw record (0 if none), for messages */
     pk_status *st;
 } prm_ctx;
 
@@ -101,7 +125,8 @@ static pk_code read_atom(prm_ctx *c, const amoeba_record *r)
     if (r->ntok < 8) return FAIL(PK_ERR_FORMAT, r, "'atom' takes at least 7 values, found %d", r->ntok - 1);
     if (amoeba_get_int(c->t, r, 1, &ty, c->st) || amoeba_get_int(c->t, r, 2, &cl, c->st) ||
         amoeba_get_int(c->t, r, r->ntok - 3, &z, c->st) ||
-        amoeba_get_double(c->t, r, r->ntok - 2, &mass, c->st) ||
+        amoeba_get_ranged(c->t, r, r->ntok - 2, "mass", 0.0, 0, AMOEBA_MAX_MASS,
+                          "heavier than any element", &mass, c->st) ||
         amoeba_get_int(c->t, r, r->ntok - 1, &val, c->st))
         return c->st->code;
     if (m->type_defined[ty]) return FAIL(PK_ERR_FORMAT, r, "atom type %d defined twice", ty);
@@ -120,12 +145,20 @@ static pk_code read_vdw(prm_ctx *c, const amoeba_record *r)
     int cl;
     if (need(c, r, 3, 4) || get_class(c, r, 1, &cl)) return c->st->code;
     double red = 0.0;
-    if (amoeba_get_double(c->t, r, 2, &m->vdw_radius[cl], c->st) ||
-        amoeba_get_double(c->t, r, 3, &m->vdw_eps[cl], c->st) ||
-        (r->ntok == 5 && amoeba_get_double(c->t, r, 4, &red, c->st)))
+    /* radius 0: a class without vdW site (its pairs get R_min 0 where both are 0); the sign
+     * of epsilon is ignored, as Tinker and LAMMPS take |epsilon| when mixing */
+    if (amoeba_get_ranged(c->t, r, 2, "radius", 0.0, 0, AMOEBA_MAX_VDW_RADIUS,
+                          "larger than any atom", &m->vdw_radius[cl], c->st) ||
+        amoeba_get_ranged(c->t, r, 3, "epsilon", -AMOEBA_MAX_VDW_EPS, 0, AMOEBA_MAX_VDW_EPS,
+                          "deeper than any vdW well", &m->vdw_eps[cl], c->st) ||
+        (r->ntok == 5 &&
+         amoeba_get_ranged(c->t, r, 4, "reduction factor", 0.0, 0, 1.0,
+                           "the H site lies between its atom and the bonded partner", &red,
+                           c->st)))
         return c->st->code;
     m->vdw_red[cl] = red;
     m->vdw_defined[cl] = 1;
+    c->vdw_line[cl] = r->line;
     return PK_OK;
 }
 
@@ -133,8 +166,14 @@ static pk_code read_vdw(prm_ctx *c, const amoeba_record *r)
 static pk_code read_vdwpr(prm_ctx *c, const amoeba_record *r)
 {
     amoeba_vdwpr p;
+    /* the pair's epsilon is used as written (no |epsilon|): a negative one would turn the
+     * HAL well into a barrier and the repulsive wall into a pit */
     if (need(c, r, 4, 4) || get_class(c, r, 1, &p.c1) || get_class(c, r, 2, &p.c2) ||
-        amoeba_get_double(c->t, r, 3, &p.r, c->st) || amoeba_get_double(c->t, r, 4, &p.eps, c->st))
+        amoeba_get_ranged(c->t, r, 3, "pair radius", 0.0, 0, AMOEBA_MAX_VDW_RADIUS,
+                          "larger than any atom pair", &p.r, c->st) ||
+        amoeba_get_ranged(c->t, r, 4, "pair epsilon", 0.0, 0, AMOEBA_MAX_VDW_EPS,
+                          "a well depth is not negative and not deeper than any vdW well",
+                          &p.eps, c->st))
         return c->st->code;
     if (c->npr == c->prcap) {
         int nc = c->prcap ? 2 * c->prcap : 16;
@@ -163,8 +202,14 @@ static pk_code read_multipole(prm_ctx *c, const amoeba_record *r)
     for (int k = 0; k < nax; k++)
         if (amoeba_get_int(c->t, r, 2 + k, &ax[k], c->st)) return c->st->code;
     double v[10];
+    static const char *const comp[10] = {"charge", "dipole x", "dipole y", "dipole z",
+                                         "quadrupole xx", "quadrupole yx", "quadrupole yy",
+                                         "quadrupole zx", "quadrupole zy", "quadrupole zz"};
     for (int k = 0; k < 10; k++)
-        if (amoeba_get_double(c->t, r, 2 + nax + k, &v[k], c->st)) return c->st->code;
+        if (amoeba_get_ranged(c->t, r, 2 + nax + k, comp[k], -AMOEBA_MAX_MPOLE, 0,
+                              AMOEBA_MAX_MPOLE, "no atom carries such a multipole", &v[k],
+                              c->st))
+            return c->st->code;
 
     if (ax[0] == 0) p.kind = PK_AMOEBA_NOFRAME;
     else if (ax[1] == 0) p.kind = PK_AMOEBA_ZONLY;
@@ -216,15 +261,20 @@ static pk_code read_polarize(prm_ctx *c, const amoeba_record *r)
     pk_amoeba_model *m = c->m;
     int ty;
     if (r->ntok < 4) return FAIL(PK_ERR_FORMAT, r, "'polarize' takes at least 3 values, found %d", r->ntok - 1);
-    if (get_type(c, r, 1, &ty) || amoeba_get_double(c->t, r, 2, &m->polarity[ty], c->st) ||
-        amoeba_get_double(c->t, r, 3, &m->thole[ty], c->st))
+    if (get_type(c, r, 1, &ty) || amoeba_get_double(c->t, r, 2, &m->polarity[ty], c->st))
+        return c->st->code;
+    if (m->polarity[ty] < 0.0)
+        return FAIL(PK_ERR_FORMAT, r, "negative polarizability %g for type %d", m->polarity[ty], ty);
+    /* polarizability 0: a non-polarizable type, as in Tinker; thole 0: undamped */
+    if (amoeba_get_ranged(c->t, r, 2, "polarizability", 0.0, 0, AMOEBA_MAX_POLARITY,
+                          "more polarizable than any atom", &m->polarity[ty], c->st) ||
+        amoeba_get_ranged(c->t, r, 3, "thole damping", 0.0, 0, AMOEBA_MAX_THOLE,
+                          "far beyond AMOEBA's 0.39", &m->thole[ty], c->st))
         return c->st->code;
     int ng = r->ntok - 4;
     if (ng > PK_AMOEBA_MAX_POLGROUP)
         return FAIL(PK_ERR_FORMAT, r, "'polarize' lists %d group types, at most %d are supported", ng,
                     PK_AMOEBA_MAX_POLGROUP);
-    if (m->polarity[ty] < 0.0)
-        return FAIL(PK_ERR_FORMAT, r, "negative polarizability %g for type %d", m->polarity[ty], ty);
     for (int k = 0; k < ng; k++)
         if (get_type(c, r, 4 + k, &m->polgroup[ty][k])) return c->st->code;
     m->pdamp[ty] = pow(m->polarity[ty], 1.0 / 6.0);
@@ -243,6 +293,14 @@ static int scale_index(const char *k, const char *prefix, const char *suffix)
     if (k[np] != '1' || k[np + 1] < '1' || k[np + 1] > '5') return 0;
     if (!amoeba_streq(k + np + 2, suffix)) return 0;
     return k[np + 1] - '0';
+}
+
+/* A 1-N scale factor: the fraction of an interaction kept, in [0, 1] in every AMOEBA file
+ * (Tinker reads a value above 1 as its inverse, which amoeba/pk does not: refused). */
+static pk_code get_scale(prm_ctx *c, const amoeba_record *r, double *v)
+{
+    return amoeba_get_ranged(c->t, r, 1, "scale factor", 0.0, 0, 1.0,
+                             "the fraction of the interaction kept", v, c->st);
 }
 
 static pk_code read_setting(prm_ctx *c, const amoeba_record *r)
@@ -284,25 +342,28 @@ static pk_code read_setting(prm_ctx *c, const amoeba_record *r)
         else if (amoeba_streq(w, "w-h")) m->epsilon_rule = PK_AMOEBA_RULE_W_H;
         else return FAIL(PK_ERR_UNSUPPORTED, r, "epsilonrule '%s' is not supported", w);
     } else if (amoeba_streq(k, "dielectric")) {
-        if (amoeba_get_double(c->t, r, 1, &m->dielectric, c->st)) return c->st->code;
-        if (!(m->dielectric > 0.0)) return FAIL(PK_ERR_FORMAT, r, "dielectric must be positive");
+        if (amoeba_get_ranged(c->t, r, 1, "dielectric constant", 0.0, 1, AMOEBA_MAX_DIELECTRIC,
+                              "beyond any medium", &m->dielectric, c->st))
+            return c->st->code;
     } else if (amoeba_streq(k, "polarization")) {
         if (amoeba_streq(w, "mutual")) m->polarization = PK_AMOEBA_POLAR_MUTUAL;
         else if (amoeba_streq(w, "direct")) m->polarization = PK_AMOEBA_POLAR_DIRECT;
         else return FAIL(PK_ERR_UNSUPPORTED, r, "polarization '%s' is not supported by amoeba/pk (MUTUAL or DIRECT)", w);
     } else if ((n = scale_index(k, "vdw-", "-scale")) > 1) {
-        return amoeba_get_double(c->t, r, 1, &m->vdw_scale[n - 1], c->st);
+        return get_scale(c, r, &m->vdw_scale[n - 1]);
     } else if ((n = scale_index(k, "mpole-", "-scale")) > 1) {
-        return amoeba_get_double(c->t, r, 1, &m->mpole_scale[n - 1], c->st);
+        return get_scale(c, r, &m->mpole_scale[n - 1]);
     } else if ((n = scale_index(k, "polar-", "-scale")) > 1) {
-        return amoeba_get_double(c->t, r, 1, &m->polar_scale[n - 1], c->st);
+        return get_scale(c, r, &m->polar_scale[n - 1]);
     } else if ((n = scale_index(k, "polar-", "-intra")) > 1) {
-        return amoeba_get_double(c->t, r, 1, &m->polar_intra[n - 1], c->st);
+        return get_scale(c, r, &m->polar_intra[n - 1]);
     } else if ((n = scale_index(k, "induce-", "-scale")) > 1) {
-        return amoeba_get_double(c->t, r, 1, &m->induce_scale[n - 1], c->st);
+        return get_scale(c, r, &m->induce_scale[n - 1]);
     } else if ((n = scale_index(k, "direct-", "-scale")) || (n = scale_index(k, "mutual-", "-scale"))) {
         double v;
         if (amoeba_get_double(c->t, r, 1, &v, c->st)) return c->st->code;
+        if (n == 1 && !(v < 0.0 && amoeba_startswith(k, "mutual")) && get_scale(c, r, &v))
+            return c->st->code;
         if (n == 1) {
             if (amoeba_startswith(k, "direct")) m->direct11_scale = v;
             else if (v < 0.0)   /* the solver stores its tensors as s s^T - b3 I, s ~ sqrt(v) */
@@ -332,6 +393,25 @@ static pk_code dispatch(prm_ctx *c, const amoeba_record *r)
     return read_setting(c, r);
 }
 
+/* The mixed HAL table derived at load must be finite. With bounded inputs only a rule that
+ * divides by the radii can fail: W-H epsilon for two classes of radius 0 and epsilon != 0. */
+static pk_code check_mixed(prm_ctx *c)
+{
+    const pk_amoeba_model *m = c->m;
+    const int nc = m->nclasses;
+    for (int i = 1; i <= nc; i++)
+        for (int j = i; j <= nc; j++) {
+            const double rv = m->radmin[i * (nc + 1) + j], ev = m->epsmix[i * (nc + 1) + j];
+            if (isfinite(rv) && isfinite(ev)) continue;
+            return pk_fail(c->st, PK_ERR_NUMERIC,
+                           "%s: the combined vdW radius %g / epsilon %g of classes %d and %d is "
+                           "not finite (vdw records on lines %d and %d, radiusrule/epsilonrule "
+                           "of the file)", c->t->path, rv, ev, i, j, c->vdw_line[i],
+                           c->vdw_line[j]);
+        }
+    return PK_OK;
+}
+
 pk_code amoeba_read_prm(pk_amoeba_model *m, const char *path, pk_status *st)
 {
     amoeba_text t;
@@ -354,8 +434,10 @@ pk_code amoeba_read_prm(pk_amoeba_model *m, const char *path, pk_status *st)
                           : pk_fail_at(st, PK_ERR_FORMAT, path, r->line, "'atom' takes at least 7 values");
             goto done;
         }
-        if (ty < 1 || cl < 1 || ty > 1000000 || cl > 1000000) {
-            rc = pk_fail_at(st, PK_ERR_FORMAT, path, r->line, "atom type %d / class %d out of range", ty, cl);
+        if (ty < 1 || cl < 1 || ty > AMOEBA_MAX_TYPE || cl > AMOEBA_MAX_CLASS) {
+            rc = pk_fail_at(st, PK_ERR_FORMAT, path, r->line, "atom type %d / class %d out of "
+                            "range (types 1 to %d, classes 1 to %d)", ty, cl, AMOEBA_MAX_TYPE,
+                            AMOEBA_MAX_CLASS);
             goto done;
         }
         if (ty > ntypes) ntypes = ty;
@@ -366,6 +448,11 @@ pk_code amoeba_read_prm(pk_amoeba_model *m, const char *path, pk_status *st)
         goto done;
     }
     if ((rc = amoeba_model_alloc(m, ntypes, nclasses, st))) goto done;
+    c.vdw_line = calloc((size_t)nclasses + 1, sizeof *c.vdw_line);
+    if (!c.vdw_line) {
+        rc = pk_fail(st, PK_ERR_MEMORY, "out of memory reading %s", path);
+        goto done;
+    }
 
     /* pass 2: everything */
     for (int i = 0; i < t.nrec; i++) {
@@ -383,7 +470,9 @@ pk_code amoeba_read_prm(pk_amoeba_model *m, const char *path, pk_status *st)
         if ((rc = dispatch(&c, r))) goto done;
     }
     amoeba_model_mix(m, c.pr, c.npr);
+    rc = check_mixed(&c);
 done:
+    free(c.vdw_line);
     free(c.pr);
     amoeba_text_free(&t);
     return rc;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,11 +191,26 @@ pk_code amoeba_get_double(const amoeba_text *t, const amoeba_record *r, int k, d
     char *end;
     errno = 0;
     double x = strtod(r->tok[k], &end);
-    if (end == r->tok[k] || *end != '\0' || errno == ERANGE)
-        return pk_fail_at(st, PK_ERR_FORMAT, t->path, r->line,
-                          "'%s': value %d '%s' is not a number", r->tok[0], k, r->tok[k]);
+    /* strtod also takes "nan", "inf" and "1e999" (inf, ERANGE; "1e-999" underflows, ERANGE) */
+    const char *problem = end == r->tok[k] || *end != '\0' ? "a number"
+                          : !isfinite(x)                    ? "a finite number"
+                          : errno == ERANGE                 ? "within the range of a double"
+                                                            : NULL;
+    if (problem)
+        return pk_fail_at(st, PK_ERR_FORMAT, t->path, r->line, "'%s': value %d '%s' is not %s",
+                          r->tok[0], k, r->tok[k], problem);
     *v = x;
     return PK_OK;
+}
+
+pk_code amoeba_get_ranged(const amoeba_text *t, const amoeba_record *r, int k, const char *name,
+                          double lo, int lo_open, double hi, const char *why, double *v,
+                          pk_status *st)
+{
+    if (amoeba_get_double(t, r, k, v, st)) return st->code;
+    if ((lo_open ? *v > lo : *v >= lo) && *v <= hi) return PK_OK;
+    return pk_fail_at(st, PK_ERR_FORMAT, t->path, r->line, "'%s': %s '%s' outside %c%g, %g]: %s",
+                      r->tok[0], name, r->tok[k], lo_open ? '(' : '[', lo, hi, why);
 }
 
 pk_code amoeba_get_int(const amoeba_text *t, const amoeba_record *r, int k, int *v,

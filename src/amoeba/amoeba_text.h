@@ -38,6 +38,11 @@ int amoeba_startswith(const char *s, const char *prefix);
 /* Parse token k of a record as a number; failures name file, line and token. */
 pk_code amoeba_get_double(const amoeba_text *t, const amoeba_record *r, int k, double *v,
                           pk_status *st);
+/* The same, then within [lo, hi] (lo excluded where lo_open); the message names file, line,
+ * keyword, what the value is (name), the value as written, the range and why. */
+pk_code amoeba_get_ranged(const amoeba_text *t, const amoeba_record *r, int k, const char *name,
+                          double lo, int lo_open, double hi, const char *why, double *v,
+                          pk_status *st);
 pk_code amoeba_get_int(const amoeba_text *t, const amoeba_record *r, int k, int *v,
                        pk_status *st);
 

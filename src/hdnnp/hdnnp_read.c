@@ -100,6 +100,9 @@ static pk_code bad_value(const nn_file *f, const nn_line *l, int t, const char *
                       l->tok[t], what);
 }
 
+/* A number that is finite and representable: strtod accepts "nan", "inf" and "1e999" (which
+ * overflows to inf, errno ERANGE; "1e-999" underflows, also ERANGE), none of which belongs in a
+ * model file. */
 static pk_code parse_double(const nn_file *f, const nn_line *l, int t, double *x, pk_status *st)
 {
     if (t >= l->ntok)
@@ -108,9 +111,44 @@ static pk_code parse_double(const nn_file *f, const nn_line *l, int t, double *x
     char *end;
     errno = 0;
     *x = strtod(l->tok[t], &end);
-    if (end == l->tok[t] || *end || errno == ERANGE || !isfinite(*x))
-        return bad_value(f, l, t, "a number", st);
+    if (end == l->tok[t] || *end) return bad_value(f, l, t, "a number", st);
+    if (!isfinite(*x)) return bad_value(f, l, t, "a finite number", st);
+    if (errno == ERANGE) return bad_value(f, l, t, "within the range of a double", st);
     return PK_OK;
+}
+
+/* Bounds on what a model may hold. They are far outside any trained HDNNP and only catch
+ * damaged or mistyped files whose numbers would otherwise load and run to inf/NaN. */
+/* Cutoff radii and other lengths, in the model's length unit (n2p2 models use Bohr or
+ * Angstrom, cutoffs 6-20): no atomic environment of an HDNNP reaches 1000. */
+#define HDNNP_MAX_LENGTH 1000.0
+/* Gaussian exponent eta (1/length^2; published models stay below ~10): above 1e6 the
+ * function is zero for every neighbour further than 0.003 length units. Near the largest
+ * doubles, eta (r - rs)^2 and 2 eta (r - rs) overflow and the derivative becomes inf * 0. */
+#define HDNNP_MAX_ETA 1.0e6
+/* Angular exponent zeta (models use 1..64): (1 +- cos)^zeta stays below 2^256 and the norm
+ * 2^(1-zeta) above 2^-255, far from overflow and underflow. */
+#define HDNNP_MAX_ZETA 256.0
+/* Network weights and biases. Trained n2p2 weights start within +-1 (Nguyen-Widrow) and
+ * stay small; the reference water model's largest |w| is 43. With inputs scaled to ~[0, 1],
+ * a weight of 1e6 would saturate every activation: the network would be meaningless. */
+#define HDNNP_MAX_WEIGHT 1.0e6
+/* Neurons per hidden layer (models use 5-100): larger is a typo that would allocate GBs. */
+enum { HDNNP_MAX_NODES = 65536 };
+
+/* Value x of token t on line l must lie within [lo, hi] (lo excluded where lo_open). The
+ * message names file, line, keyword (input.nn) or column (data files), the value as written,
+ * the allowed range and why. */
+static pk_code check_range(const nn_file *f, const nn_line *l, int t, const char *name,
+                           double x, double lo, int lo_open, double hi, const char *why,
+                           pk_status *st)
+{
+    if ((lo_open ? x > lo : x >= lo) && x <= hi) return PK_OK;
+    char where[96];
+    if (f->keyed) snprintf(where, sizeof where, "'%s'", l->tok[0]);
+    else snprintf(where, sizeof where, "column %d", t + 1);
+    return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line, "%s: %s '%s' outside %c%g, %g]: %s",
+                      where, name, l->tok[t], lo_open ? '(' : '[', lo, hi, why);
 }
 
 static pk_code parse_int(const nn_file *f, const nn_line *l, int t, int *x, pk_status *st)
@@ -340,6 +378,12 @@ static pk_code read_cutoff_and_scaling(pk_hdnnp_model *m, const nn_file *f, pk_s
     m->smax = 1.0;
     if (lo && parse_double(f, lo, 1, &m->smin, st)) return st->code;
     if (hi && parse_double(f, hi, 1, &m->smax, st)) return st->code;
+    /* where scaling maps onto [Smin, Smax], an empty range would make every network input
+     * the constant Smin (Smax < Smin only mirrors the map and is allowed, as in n2p2) */
+    if (m->scaling != HDNNP_ST_NONE && m->scaling != HDNNP_ST_CENTER && m->smax == m->smin)
+        return pk_fail_at(st, PK_ERR_FORMAT, f->path, hi ? hi->line : lo->line,
+                          "scale_max_short equals scale_min_short (%g): every scaled symmetry "
+                          "function would be constant", m->smax);
     return PK_OK;
 }
 
@@ -392,6 +436,25 @@ static pk_code check_compact(const nn_file *f, const nn_line *l, hdnnp_sf *s, pk
     s->rad_center = 0.5 * (s->rad_left + s->rad_right);
     s->rad_hw = 1.0 / (0.5 * (s->rad_right - s->rad_left));
     return PK_OK;
+}
+
+/* Token index of each number of a symfunction_short line (-1 where the type has none;
+ * rs of types 3 and 9 is optional, token 9). */
+typedef struct {
+    int eta, rs, zeta, rc, rl;
+} sf_fields;
+
+static sf_fields sf_field_index(int type)
+{
+    switch (type) {
+    case 2: return (sf_fields){4, 5, -1, 6, -1};
+    case 3: case 9: return (sf_fields){5, 9, 7, 8, -1};
+    case 12: return (sf_fields){3, 4, -1, 5, -1};
+    case 13: return (sf_fields){3, 4, 6, 7, -1};
+    case 20: return (sf_fields){-1, -1, -1, 5, 4};
+    case 21: case 22: return (sf_fields){-1, -1, -1, 6, 5};
+    default: return (sf_fields){-1, -1, -1, 4, 3};   /* 23, 24, 25 */
+    }
 }
 
 static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line *l, int *elem,
@@ -480,7 +543,24 @@ static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line 
     if (!(s->rc > 0.0) || s->eta < 0.0)
         return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
                           "symfunction_short: need rc > 0 and eta >= 0");
-    if (hdnnp_type_compact(s->type)) return check_compact(f, l, s, st);
+    const sf_fields fi = sf_field_index(s->type);
+    if (check_range(f, l, fi.rc, "cutoff rc", s->rc, 0.0, 1, HDNNP_MAX_LENGTH,
+                    "not a cutoff radius of any model", st))
+        return st->code;
+    if (hdnnp_type_compact(s->type)) {
+        if (check_range(f, l, fi.rl, "lower radius rl", s->rl, -HDNNP_MAX_LENGTH, 0,
+                        HDNNP_MAX_LENGTH, "not a radius of any model", st))
+            return st->code;
+        return check_compact(f, l, s, st);
+    }
+    if (check_range(f, l, fi.eta, "eta", s->eta, 0.0, 0, HDNNP_MAX_ETA,
+                    "a Gaussian narrower than any interatomic distance", st))
+        return st->code;
+    /* a shift beyond the cutoff puts the Gaussian's centre where it is never evaluated */
+    if (fi.rs >= 0 && fi.rs < l->ntok &&
+        check_range(f, l, fi.rs, "shift rs", s->rs, -s->rc, 0, s->rc,
+                    "the shift must lie within -rc..rc", st))
+        return st->code;
     if (s->type == 3 || s->type == 9 || s->type == 13) {
         if (s->lambda != 1.0 && s->lambda != -1.0)
             return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
@@ -488,6 +568,9 @@ static pk_code parse_symfunc(pk_hdnnp_model *m, const nn_file *f, const nn_line 
         if (!(s->zeta >= 1.0))
             return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
                               "symfunction_short: zeta must be >= 1");
+        if (check_range(f, l, fi.zeta, "zeta", s->zeta, 1.0, 0, HDNNP_MAX_ZETA,
+                        "(1 +- cos)^zeta would approach overflow", st))
+            return st->code;
         s->zeta_int = (int)lround(s->zeta);
         s->int_pow = fabs(s->zeta - s->zeta_int) <= DBL_MIN;
         s->norm = pow(2.0, 1.0 - s->zeta);
@@ -783,9 +866,10 @@ static pk_code read_networks(pk_hdnnp_model *m, const nn_file *f, const pk_logge
             if (parse_int(f, ln, l, &n->size[l], st) ||
                 parse_activation(f, la, la->tok[l], &n->act[l], st))
                 return st->code;
-            if (n->size[l] < 1)
+            if (n->size[l] < 1 || n->size[l] > HDNNP_MAX_NODES)
                 return pk_fail_at(st, PK_ERR_FORMAT, f->path, ln->line,
-                                  "global_nodes_short: layer %d has %d nodes", l, n->size[l]);
+                                  "global_nodes_short: layer %d has %d nodes (1..%d)", l,
+                                  n->size[l], HDNNP_MAX_NODES);
         }
         n->size[nh + 1] = 1;
         n->act[nh + 1] = HDNNP_AF_IDENTITY;
@@ -797,9 +881,10 @@ static pk_code read_networks(pk_hdnnp_model *m, const nn_file *f, const pk_logge
         if (need_element(m, f, l, 1, &e, st) || parse_int(f, l, 2, &layer, st) ||
             parse_int(f, l, 3, &nodes, st))
             return st->code;
-        if (layer < 1 || layer > nh || nodes < 1)
+        if (layer < 1 || layer > nh || nodes < 1 || nodes > HDNNP_MAX_NODES)
             return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
-                              "element_nodes_short: need hidden layer 1..%d and nodes >= 1", nh);
+                              "element_nodes_short: need hidden layer 1..%d and nodes 1..%d", nh,
+                              HDNNP_MAX_NODES);
         m->el[e].net.size[layer] = nodes;
     }
     for (int e = 0; e < m->nelements; e++) {
@@ -818,6 +903,14 @@ static pk_code read_networks(pk_hdnnp_model *m, const nn_file *f, const pk_logge
         }
     }
     return PK_OK;
+}
+
+/* A weight or bias: first column, finite and within +-HDNNP_MAX_WEIGHT. */
+static pk_code read_weight(const nn_file *f, const nn_line *l, double *w, pk_status *st)
+{
+    if (parse_double(f, l, 0, w, st)) return st->code;
+    return check_range(f, l, 0, "weight", *w, -HDNNP_MAX_WEIGHT, 0, HDNNP_MAX_WEIGHT,
+                       "no trained network holds such a weight", st);
 }
 
 static pk_code read_weights(pk_hdnnp_model *m, const char *dir, pk_status *st)
@@ -839,10 +932,10 @@ static pk_code read_weights(pk_hdnnp_model *m, const char *dir, pk_status *st)
             const int nin = n->size[l - 1], nout = n->size[l];
             for (int i = 0; i < nin && !st->code; i++)
                 for (int o = 0; o < nout && !st->code; o++, k++)
-                    if (!parse_double(&f, &f.v[k], 0, &n->w[l][o * nin + i], st))
+                    if (!read_weight(&f, &f.v[k], &n->w[l][o * nin + i], st))
                         n->wt[l][i * nout + o] = n->w[l][o * nin + i];
             for (int o = 0; o < nout && !st->code; o++, k++)
-                parse_double(&f, &f.v[k], 0, &n->b[l][o], st);
+                read_weight(&f, &f.v[k], &n->b[l][o], st);
         }
         free(f.v);
         if (st->code) return st->code;
@@ -851,6 +944,41 @@ static pk_code read_weights(pk_hdnnp_model *m, const char *dir, pk_status *st)
 }
 
 /* ---- scaling.data -------------------------------------------------------------------------- */
+
+/* Relative slack for Gmean against [Gmin, Gmax]: n2p2 writes 16 digits, and the mean of a
+ * constant function can differ from its min and max by a few ulp. */
+#define HDNNP_STAT_SLACK 1e-9
+
+/* A row's statistics (columns 3-6: Gmin, Gmax, Gmean, sigma) must be possible statistics of
+ * one data set: Gmin <= Gmean <= Gmax and sigma >= 0. Gmin == Gmax (a constant function) is
+ * allowed here; scaling by the range refuses it below, as before. */
+static pk_code check_statistics(const nn_file *f, const nn_line *l, const hdnnp_sf *sf,
+                                pk_status *st)
+{
+    if (!(sf->gmin <= sf->gmax))
+        return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line,
+                          "column 4: Gmax '%s' is below Gmin '%s' (column 3)", l->tok[3],
+                          l->tok[2]);
+    const double slack = HDNNP_STAT_SLACK * (fabs(sf->gmin) + fabs(sf->gmax));
+    if (check_range(f, l, 4, "Gmean", sf->gmean, sf->gmin - slack, 0, sf->gmax + slack,
+                    "a mean lies between the minimum and maximum (columns 3, 4)", st))
+        return st->code;
+    if (l->ntok > 5 && check_range(f, l, 5, "sigma", sf->gsigma, 0.0, 0, DBL_MAX,
+                                   "a standard deviation is not negative", st))
+        return st->code;
+    return PK_OK;
+}
+
+/* The scaling factor derived from a row must be finite (a range or sigma of 1e-310 would
+ * make it inf and every energy NaN). */
+static pk_code check_factor(const char *path, const nn_line *l, const hdnnp_sf *sf,
+                            const char *formula, pk_status *st)
+{
+    if (isfinite(sf->factor)) return PK_OK;
+    return pk_fail_at(st, PK_ERR_NUMERIC, path, l->line,
+                      "scaling factor %s = %g is not finite (Gmin %s, Gmax %s, sigma %s)",
+                      formula, sf->factor, l->tok[2], l->tok[3], l->ntok > 5 ? l->tok[5] : "-");
+}
 
 static pk_code read_scaling(pk_hdnnp_model *m, const char *dir, pk_status *st)
 {
@@ -881,6 +1009,7 @@ static pk_code read_scaling(pk_hdnnp_model *m, const char *dir, pk_status *st)
                 break;
             sf->gsigma = 0.0;
             if (l->ntok > 5 && parse_double(&f, l, 5, &sf->gsigma, st)) break;
+            if (check_statistics(&f, l, sf, st)) break;
             sf->smin = 0.0;
             sf->factor = 1.0;
             sf->gref = 0.0;
@@ -897,6 +1026,7 @@ static pk_code read_scaling(pk_hdnnp_model *m, const char *dir, pk_status *st)
                 sf->smin = m->smin;
                 sf->factor = (m->smax - m->smin) / (sf->gmax - sf->gmin);
                 sf->gref = m->scaling == HDNNP_ST_SCALE ? sf->gmin : sf->gmean;
+                check_factor(path, l, sf, "(Smax - Smin) / (Gmax - Gmin)", st);
                 break;
             case HDNNP_ST_SCALESIGMA:
                 if (!(sf->gsigma > 0.0)) {
@@ -907,6 +1037,7 @@ static pk_code read_scaling(pk_hdnnp_model *m, const char *dir, pk_status *st)
                 sf->smin = m->smin;
                 sf->factor = (m->smax - m->smin) / sf->gsigma;
                 sf->gref = sf->gmean;
+                check_factor(path, l, sf, "(Smax - Smin) / sigma", st);
                 break;
             }
         }

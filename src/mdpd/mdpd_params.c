@@ -31,10 +31,16 @@ void pk_mdpd_destroy(pk_mdpd *m)
     free(m);
 }
 
+/* Every number must be finite. LAMMPS's numeric() already refuses "nan", "inf" and "1e999"
+ * in an input script, but values also arrive from restart files and other callers of this
+ * API, and inf passes the sign tests. kT = 0 is allowed: no random force (pure
+ * dissipation), as in LAMMPS mdpd. */
 pk_code pk_mdpd_check_settings(double kT, double rc, uint32_t seed, pk_status *st)
 {
     if (!(kT >= 0.0)) return pk_fail(st, PK_ERR_ARG, "temperature must be >= 0 (got %g)", kT);
+    if (!isfinite(kT)) return pk_fail(st, PK_ERR_ARG, "temperature must be finite (got %g)", kT);
     if (!(rc > 0.0)) return pk_fail(st, PK_ERR_ARG, "cutoff must be > 0 (got %g)", rc);
+    if (!isfinite(rc)) return pk_fail(st, PK_ERR_ARG, "cutoff must be finite (got %g)", rc);
     if (seed == 0) return pk_fail(st, PK_ERR_ARG, "seed must be a positive integer");
     return PK_OK;
 }
@@ -55,11 +61,15 @@ pk_code pk_mdpd_coeff(pk_mdpd *m, int ilo, int ihi, int jlo, int jhi, double A, 
 {
     if (rc <= 0.0) rc = m->rc_global;
     if (!(rc > 0.0)) return pk_fail(st, PK_ERR_ARG, "cutoff rc must be > 0 (got %g)", rc);
+    if (!isfinite(rc)) return pk_fail(st, PK_ERR_ARG, "cutoff rc must be finite (got %g)", rc);
     if (!(rd > 0.0)) return pk_fail(st, PK_ERR_ARG, "density cutoff rd must be > 0 (got %g)", rd);
+    if (!isfinite(rd)) return pk_fail(st, PK_ERR_ARG, "density cutoff rd must be finite (got %g)", rd);
     if (rd > rc)
         return pk_fail(st, PK_ERR_ARG, "density cutoff rd = %g is larger than cutoff rc = %g", rd, rc);
     if (!(gamma >= 0.0)) return pk_fail(st, PK_ERR_ARG, "gamma must be >= 0 (got %g)", gamma);
-    if (!isfinite(A) || !isfinite(B)) return pk_fail(st, PK_ERR_ARG, "A and B must be finite");
+    if (!isfinite(gamma)) return pk_fail(st, PK_ERR_ARG, "gamma must be finite (got %g)", gamma);
+    if (!isfinite(A)) return pk_fail(st, PK_ERR_ARG, "A must be finite (got %g)", A);
+    if (!isfinite(B)) return pk_fail(st, PK_ERR_ARG, "B must be finite (got %g)", B);
     int count = 0;
     for (int i = ilo; i <= ihi; i++) {
         for (int j = (jlo > i ? jlo : i); j <= jhi; j++) {
@@ -76,9 +86,23 @@ pk_code pk_mdpd_coeff(pk_mdpd *m, int ilo, int ihi, int jlo, int jhi, double A, 
 pk_code pk_mdpd_density_cutoff(pk_mdpd *m, int itype, int jtype, double h, pk_status *st)
 {
     if (h < 0.0) return pk_fail(st, PK_ERR_ARG, "density cutoff must be >= 0 (got %g; 0 means rd)", h);
+    if (!isfinite(h)) return pk_fail(st, PK_ERR_ARG, "density cutoff must be finite (got %g)", h);
     pk_mdpd_pair *a = &m->pair[itype * (m->ntypes + 1) + jtype];
     pk_mdpd_pair *b = &m->pair[jtype * (m->ntypes + 1) + itype];
     a->h = b->h = (h > 0.0 ? h : a->rd);
+    return PK_OK;
+}
+
+/* The constants derived from finite coefficients can still overflow (gamma kT beyond 1e308,
+ * a cutoff of 1e-320 or 1e200): each must be finite, named with the inputs it comes from. */
+static pk_code check_derived(const pk_mdpd_pair *p, int i, int j, double kT, pk_status *st)
+{
+    if (!isfinite(p->sigma))
+        return pk_fail(st, PK_ERR_NUMERIC, "type pair %d %d: random force amplitude sqrt(2 gamma kT) "
+                       "is not finite (gamma %g, kT %g)", i, j, p->gamma, kT);
+    if (!isfinite(p->inv_rc) || !isfinite(p->inv_rd) || !isfinite(p->inv_h) || !isfinite(p->cutsq))
+        return pk_fail(st, PK_ERR_NUMERIC, "type pair %d %d: 1/cutoff or cutoff^2 is not finite "
+                       "(rc %g, rd %g, density cutoff %g)", i, j, p->rc, p->rd, p->h);
     return PK_OK;
 }
 
@@ -97,6 +121,7 @@ pk_code pk_mdpd_init(pk_mdpd *m, pk_status *st)
             p->inv_h = 1.0 / p->h;
             const double cut = p->rc > p->h ? p->rc : p->h;
             p->cutsq = cut * cut;
+            if (check_derived(p, i, j, m->kT, st)) return st->code;
             m->pair[j * (m->ntypes + 1) + i] = *p;
         }
     }

@@ -110,6 +110,13 @@ CASES = [
     ("AMOEBA type not in the prm file",
      lambda: dimer(files=with_file("data.water_dimer.amoeba", r"^1 1$", "1 99")),
      "atom 1 has AMOEBA type 99 (i_amtype), which amoeba_water.prm does not define"),
+    # damaged numbers stop the run at load, naming file, line, keyword and value
+    ("nan polarizability",
+     lambda: dimer(files=with_file("amoeba_water.prm", r"^(polarize\s+2\s+)0\.496", r"\g<1>nan")),
+     "amoeba_water.prm:160: 'polarize': value 2 'nan' is not a finite number"),
+    ("absurd key cutoff",
+     lambda: dimer(files=water_files(**{"amoeba_water.key": "cutoff 1e999\n"})),
+     "amoeba_water.key:1: 'cutoff': value 1 '1e999' is not a finite number"),
     ("no polarize record",
      lambda: dimer(files=with_file("amoeba_water.prm", r"^polarize\s+2\s.*$", "")),
      "atom 2 has AMOEBA type 2, which has no polarize record in amoeba_water.prm"),

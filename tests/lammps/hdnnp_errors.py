@@ -47,6 +47,13 @@ CASES = [
      model(input_nn=edited("input.nn", "symfunction_short H 2 H 0.001 0.0 12.00",
                            "symfunction_short H 2 H 0.001 zero 12.00")),
      "./input.nn:51: 'symfunction_short': 'zero' is not a number"),
+    # damaged numbers stop the run at load, naming file, line and value (never a NaN energy)
+    ("nan weight", GOOD, "* * H O",
+     model(weights_001_data=edited("weights.001.data", "  2.2490365890661286E+00 a", "  nan a")),
+     "./weights.001.data:18: column 1: 'nan' is not a finite number"),
+    ("overflowing scaling statistic", GOOD, "* * H O",
+     model(scaling_data=edited("scaling.data", "9.6166419119419064E+00", "1e999")),
+     "./scaling.data:16: column 4: '1e999' is not a finite number"),
     ("weights file with the wrong count", GOOD, "* * H O", model(weights_001_data=short_weights),
      "./weights.001.data: 1375 weights found, the network of H needs 1376"),
     ("unknown element in pair_coeff", GOOD, "* * H C", model(),

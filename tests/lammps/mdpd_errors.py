@@ -41,6 +41,16 @@ CASES = [
     ("non-positive pair cutoff",
      case("pair_style mdpd/pk 1.0 1.0 42", "pair_coeff * * -40 25 18 1.0 -0.5"),
      "density cutoff rd must be > 0 (got -0.5)"),
+    # Overflow never reaches a NaN force: LAMMPS refuses "nan", "inf" and "1e999" itself, and
+    # a random-force amplitude sqrt(2 gamma kT) that overflows from finite inputs is refused
+    # by the core, naming the type pair and its inputs.
+    ("overflowing gamma",
+     case("pair_style mdpd/pk 1.0 1.0 42", "pair_coeff * * -40 25 1e999 1.0 0.75"),
+     "Floating point number 1e999 in input script or data file is out of range"),
+    ("overflowing random force",
+     case("pair_style mdpd/pk 1e200 1.0 42", "pair_coeff * * -40 25 1e200 1.0 0.75"),
+     "type pair 1 1: random force amplitude sqrt(2 gamma kT) is not finite "
+     "(gamma 1e+200, kT 1e+200)"),
     ("non-integer seed",
      case("pair_style mdpd/pk 1.0 1.0 4.5", GOOD), "Expected integer parameter instead of '4.5'"),
     ("negative seed",

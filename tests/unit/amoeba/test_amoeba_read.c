@@ -242,6 +242,53 @@ static void bad_inputs(void)
                      "'mutual-11-scale -1': a negative dipole-dipole scale");
     expect_prm_error("mystery-keyword 1\n", PK_ERR_UNSUPPORTED, ":15:", "mystery-keyword");
     expect_prm_error("forcefield HIPPO-WATER\n", PK_ERR_UNSUPPORTED, ":15:", "HIPPO");
+    /* found by fuzzing: a class number of 20739 made two 3.4 GB HAL tables */
+    expect_prm_error("atom 3 20739 H \"x\" 1 1.008 1\n", PK_ERR_FORMAT, ":15:",
+                     "class 20739 out of range");
+    /* found by fuzzing: keywords match in any case, and "C-AXIS" wrote box[-30] */
+    const char *key = write_file("axis.key", "C-AXIS 18.6\n");
+    PK_CHECK(pk_amoeba_read(&m, ts_data("amoeba_water.prm"), key, &st) == PK_OK &&
+             m.set.box[2] == 18.6, "C-AXIS: %s", st.msg);
+    pk_amoeba_free(&m);
+}
+
+/* Non-finite and absurd numbers (nan, inf, overflow 1e999, values out of range) and a
+ * non-finite derived table: each message names the file, line, keyword and the value. */
+static void bad_numbers(void)
+{
+    expect_key_error("cutoff nan\n", PK_ERR_FORMAT, ":1:", "'cutoff': value 1 'nan' is not a finite number");
+    expect_key_error("# c\ntaper inf\n", PK_ERR_FORMAT, ":2:", "'taper': value 1 'inf' is not a finite number");
+    expect_key_error("vdw-cutoff 1e999\n", PK_ERR_FORMAT, ":1:", "'1e999' is not a finite number");
+    expect_key_error("cutoff 1e5\n", PK_ERR_FORMAT, ":1:", "'cutoff': cutoff '1e5' outside (0, 1000]");
+    expect_key_error("polar-eps 0\n", PK_ERR_FORMAT, ":1:",
+                     "'polar-eps': convergence criterion '0' outside (0, 1]");
+    expect_key_error("delta-halgren -0.07\n", PK_ERR_FORMAT, ":1:", "HAL delta '-0.07' outside [0, 1]");
+    expect_key_error("usolve-diag 0\n", PK_ERR_FORMAT, ":1:", "diagonal factor '0' outside (0, 100]");
+
+    expect_prm_error("vdw 1 nan 0.11\n", PK_ERR_FORMAT, ":15:", "'vdw': value 2 'nan' is not a finite number");
+    expect_prm_error("vdw 1 3.405 inf\n", PK_ERR_FORMAT, ":15:", "'vdw': value 3 'inf' is not a finite number");
+    expect_prm_error("vdw 1 3.405 0.11 1e999\n", PK_ERR_FORMAT, ":15:", "'1e999' is not a finite number");
+    expect_prm_error("vdw 1 -3.405 0.11\n", PK_ERR_FORMAT, ":15:", "'vdw': radius '-3.405' outside [0, 50]");
+    expect_prm_error("vdw 2 2.655 0.0135 1.91\n", PK_ERR_FORMAT, ":15:",
+                     "reduction factor '1.91' outside [0, 1]");
+    expect_prm_error("vdwpr 1 2 3.4 -0.1\n", PK_ERR_FORMAT, ":15:", "pair epsilon '-0.1' outside [0, 100]");
+    expect_prm_error("multipole 1 -2 -2 1e999 0 0 0 0 0 0 0 0 0\n", PK_ERR_FORMAT, ":15:",
+                     "'multipole': value 4 '1e999' is not a finite number");
+    expect_prm_error("multipole 1 -2 -2 -0.5\n 0 0 500\n 0\n 0 0\n 0 0 0\n", PK_ERR_FORMAT, ":15:",
+                     "dipole z '500' outside [-100, 100]");
+    expect_prm_error("polarize 1 nan 0.39 2\n", PK_ERR_FORMAT, ":15:", "'nan' is not a finite number");
+    expect_prm_error("polarize 1 1e5 0.39 2\n", PK_ERR_FORMAT, ":15:", "polarizability '1e5' outside [0, 1000]");
+    expect_prm_error("polarize 1 0.837 -0.39 2\n", PK_ERR_FORMAT, ":15:",
+                     "thole damping '-0.39' outside [0, 100]");
+    expect_prm_error("mpole-14-scale 1.5\n", PK_ERR_FORMAT, ":15:", "scale factor '1.5' outside [0, 1]");
+    expect_prm_error("polar-13-intra -inf\n", PK_ERR_FORMAT, ":15:", "'-inf' is not a finite number");
+    expect_prm_error("direct-11-scale 2\n", PK_ERR_FORMAT, ":15:", "scale factor '2' outside [0, 1]");
+    expect_prm_error("dielectric 0\n", PK_ERR_FORMAT, ":15:", "dielectric constant '0' outside (0, 10000]");
+    expect_prm_error("atom 3 3 X \"x\" 1 -1.0 1\n", PK_ERR_FORMAT, ":15:", "mass '-1.0' outside [0, 3000]");
+    /* derived: the W-H epsilon rule divides by r_i^6 + r_j^6, 0/0 for two radii 0 */
+    expect_prm_error("epsilonrule W-H\nvdw 1 0.0 0.1\nvdw 2 0.0 0.1\n", PK_ERR_NUMERIC,
+                     "combined vdW radius 0 / epsilon",
+                     "classes 1 and 1 is not finite (vdw records on lines 16 and 16");
 }
 
 /* The ubiquitin force field, if the LAMMPS tree is at hand (skipped otherwise). */
@@ -272,6 +319,7 @@ int main(void)
     elec_tapers();
     frame_kinds();
     bad_inputs();
+    bad_numbers();
     ubiquitin();
     return pk_test_finish();
 }

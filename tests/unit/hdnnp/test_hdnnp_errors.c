@@ -178,6 +178,58 @@ int main(void)
            variant("scaling.data", "         2          1 ", "         3          1 "),
            PK_ERR_FORMAT, "scaling.data:", "expected element 2 SF 1, found 3 1", NULL);
 
+    /* non-finite and absurd numbers: nan, inf, overflow (1e999), underflow, out of range;
+     * each names the file, the line and the value as written */
+    const char *h2 = "symfunction_short H 2 H 0.01  0.0 12.00";       /* input.nn line 52 */
+    const char *h3 = "symfunction_short H 3 O H 0.2  1.0 1.0  12.00000"; /* line 90 */
+    const char *w18 = "  2.2490365890661286E+00 a";                    /* weights line 18 */
+    const char *row1 = "1.0882016636170764E+00   9.6166419119419064E+00   "
+                       "2.2691752247542194E+00   6.7883526611658462E-01"; /* scaling line 16 */
+    expect("nan weight", variant("weights.001.data", w18, "  nan a"), PK_ERR_FORMAT,
+           "weights.001.data:18:", "column 1: 'nan' is not a finite number", NULL);
+    expect("inf eta", variant("input.nn", h2, "symfunction_short H 2 H inf  0.0 12.00"),
+           PK_ERR_FORMAT, "input.nn:52:", "'symfunction_short': 'inf' is not a finite number",
+           NULL);
+    expect("overflowing Gmax",
+           variant("scaling.data", "9.6166419119419064E+00", "1e999"), PK_ERR_FORMAT,
+           "scaling.data:16:", "column 4: '1e999' is not a finite number", NULL);
+    expect("underflowing weight", variant("weights.001.data", w18, "  1e-999 a"),
+           PK_ERR_FORMAT, "weights.001.data:18:", "'1e-999' is not within the range of a double",
+           NULL);
+    expect("absurd weight", variant("weights.001.data", w18, "  -3e7 a"), PK_ERR_FORMAT,
+           "weights.001.data:18:", "column 1: weight '-3e7' outside [-1e+06, 1e+06]", NULL);
+    expect("absurd cutoff", variant("input.nn", h2, "symfunction_short H 2 H 0.01  0.0 1e5"),
+           PK_ERR_FORMAT, "input.nn:52:", "cutoff rc '1e5' outside (0, 1000]", NULL);
+    expect("absurd eta", variant("input.nn", h2, "symfunction_short H 2 H 2e7  0.0 12.00"),
+           PK_ERR_FORMAT, "input.nn:52:", "eta '2e7' outside [0, 1e+06]", NULL);
+    expect("shift beyond cutoff", variant("input.nn", h2, "symfunction_short H 2 H 0.01 13 12.00"),
+           PK_ERR_FORMAT, "input.nn:52:", "shift rs '13' outside [-12, 12]", NULL);
+    expect("absurd zeta", variant("input.nn", h3, "symfunction_short H 3 O H 0.2 1.0 1000 12.0"),
+           PK_ERR_FORMAT, "input.nn:90:", "zeta '1000' outside [1, 256]", NULL);
+    expect("absurd node count", variant("input.nn", "global_nodes_short              25 25",
+                                         "global_nodes_short              25 1000000"),
+           PK_ERR_FORMAT, "input.nn:33:", "layer 2 has 1000000 nodes (1..65536)", NULL);
+    expect("empty scaled range", variant("input.nn", "scale_max_short                 1.0",
+                                         "scale_max_short                 0.0"),
+           PK_ERR_FORMAT, "input.nn:30:", "scale_max_short equals scale_min_short (0)", NULL);
+    expect("Gmax below Gmin",
+           variant("scaling.data", row1,
+                   "9.6166419119419064E+00   1.0882016636170764E+00   2.2691752247542194E+00   "
+                   "6.7883526611658462E-01"),
+           PK_ERR_FORMAT, "scaling.data:16:",
+           "Gmax '1.0882016636170764E+00' is below Gmin '9.6166419119419064E+00'", NULL);
+    expect("Gmean outside the range", variant("scaling.data", "2.2691752247542194E+00", "20.5"),
+           PK_ERR_FORMAT, "scaling.data:16:", "column 5: Gmean '20.5' outside [", NULL);
+    expect("negative sigma",
+           variant("scaling.data", "6.7883526611658462E-01", "-6.7883526611658462E-01"),
+           PK_ERR_FORMAT, "scaling.data:16:", "sigma '-6.7883526611658462E-01' outside [0, ",
+           NULL);
+    /* a range of 2e-316 (subnormal) between two normal numbers: the derived factor is inf */
+    expect("scaling factor overflow",
+           variant("scaling.data", row1, "1e-300 1.0000000000000002e-300 1e-300 0.5"),
+           PK_ERR_NUMERIC, "scaling.data:16:",
+           "scaling factor (Smax - Smin) / (Gmax - Gmin) = inf is not finite", "Gmin 1e-300");
+
     /* warnings only: unknown keyword, output activation letter */
     {
         logbuf lb = {{0}};

@@ -174,6 +174,57 @@ static void test_bad_coefficients(void)
     pk_mdpd_destroy(m);
 }
 
+/* Expect code and a message holding `needle` (the quantity and its value). */
+static void expect_msg(pk_code got, pk_code want, const pk_status *st, const char *needle)
+{
+    PK_CHECK(got == want, "code %d, want %d (%s)", got, want, st->msg);
+    PK_CHECK(strstr(st->msg, needle) != NULL, "message \"%s\" lacks \"%s\"", st->msg, needle);
+}
+
+/* nan, inf, overflow ("1e999" as LAMMPS's numeric() reads it: inf) and out-of-range numbers,
+ * and derived constants that overflow although every input is finite. */
+static void test_nonfinite_coefficients(void)
+{
+    pk_status st;
+    const double nan = strtod("nan", NULL), inf = strtod("1e999", NULL);
+    pk_mdpd *m = pk_mdpd_create(2);
+    expect_msg(pk_mdpd_settings(m, nan, 1.0, 3, PK_MDPD_WARREN, &st), PK_ERR_ARG, &st,
+               "temperature must be >= 0 (got nan)");
+    expect_msg(pk_mdpd_settings(m, inf, 1.0, 3, PK_MDPD_WARREN, &st), PK_ERR_ARG, &st,
+               "temperature must be finite (got inf)");
+    expect_msg(pk_mdpd_settings(m, 1.0, inf, 3, PK_MDPD_WARREN, &st), PK_ERR_ARG, &st,
+               "cutoff must be finite (got inf)");
+    PK_CHECK(pk_mdpd_settings(m, 1.0, 1.0, 3, PK_MDPD_WARREN, &st) == PK_OK, "%s", st.msg);
+    expect_msg(pk_mdpd_coeff(m, 1, 2, 1, 2, nan, 25, 18, 1.0, 0.75, &st), PK_ERR_ARG, &st,
+               "A must be finite (got nan)");
+    expect_msg(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, -inf, 18, 1.0, 0.75, &st), PK_ERR_ARG, &st,
+               "B must be finite (got -inf)");
+    expect_msg(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, 25, inf, 1.0, 0.75, &st), PK_ERR_ARG, &st,
+               "gamma must be finite (got inf)");
+    expect_msg(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, 25, -1.0, 1.0, 0.75, &st), PK_ERR_ARG, &st,
+               "gamma must be >= 0 (got -1)");
+    expect_msg(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, 25, 18, inf, 0.75, &st), PK_ERR_ARG, &st,
+               "cutoff rc must be finite (got inf)");
+    expect_msg(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, 25, 18, 1.0, nan, &st), PK_ERR_ARG, &st,
+               "density cutoff rd must be > 0 (got nan)");
+    PK_CHECK(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, 25, 18, 1.0, 0.75, &st) == PK_OK, "%s", st.msg);
+    expect_msg(pk_mdpd_density_cutoff(m, 1, 1, inf, &st), PK_ERR_ARG, &st,
+               "density cutoff must be finite (got inf)");
+    PK_CHECK(pk_mdpd_init(m, &st) == PK_OK, "finite coefficients: %s", st.msg);
+
+    /* derived: sigma^2 = 2 gamma kT overflows; 1/rc of a subnormal rc overflows */
+    PK_CHECK(pk_mdpd_settings(m, 1e200, 1.0, 3, PK_MDPD_WARREN, &st) == PK_OK, "%s", st.msg);
+    PK_CHECK(pk_mdpd_coeff(m, 1, 1, 2, 2, -40, 25, 1e200, 1.0, 0.75, &st) == PK_OK, "%s", st.msg);
+    expect_msg(pk_mdpd_init(m, &st), PK_ERR_NUMERIC, &st,
+               "type pair 1 2: random force amplitude sqrt(2 gamma kT) is not finite "
+               "(gamma 1e+200, kT 1e+200)");
+    PK_CHECK(pk_mdpd_settings(m, 1.0, 1.0, 3, PK_MDPD_WARREN, &st) == PK_OK, "%s", st.msg);
+    PK_CHECK(pk_mdpd_coeff(m, 1, 2, 1, 2, -40, 25, 18, 1e-320, 1e-320, &st) == PK_OK, "%s", st.msg);
+    expect_msg(pk_mdpd_init(m, &st), PK_ERR_NUMERIC, &st,
+               "type pair 1 1: 1/cutoff or cutoff^2 is not finite (rc 9.99989e-321");
+    pk_mdpd_destroy(m);
+}
+
 int main(void)
 {
     test_forces_are_energy_gradient();
@@ -181,5 +232,6 @@ int main(void)
     test_newton_on_off_agree(PK_MDPD_LUCY);
     test_threads_agree();
     test_bad_coefficients();
+    test_nonfinite_coefficients();
     return pk_test_finish();
 }
