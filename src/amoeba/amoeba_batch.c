@@ -7,6 +7,7 @@
  * H-reduced sites). The positions are kept as rows of four doubles, so that four partners'
  * separations are four vector loads and a transpose (entries_rows4). */
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 
 #include "amoeba_internal.h"
@@ -57,14 +58,19 @@ static void pad_entries(int n, int *k, int *cls, double *rx, double *ry, double 
     }
 }
 
+/* Atoms at one point: every term has 1/r (and the damping r/(a_i a_j)^(1/6) its powers),
+ * so a pair closer than this (A) stops the step with an error rather than NaN forces. */
+#define AMOEBA_OVERLAP_R 1e-10
+
 /* What the filters below keep of one atom's entries, appended: the entries within cut2 of
  * it or marked as the preconditioner's, with their marks (e[n], mk[n]), and, when h is not
- * NULL, those within hcut2 (h[nh]); beyond counts the marked entries beyond cut2. */
+ * NULL, those within hcut2 (h[nh]); beyond counts the marked entries beyond cut2, close is
+ * set when an entry is closer than AMOEBA_OVERLAP_R. */
 typedef struct {
     int *e;
     unsigned char *mk;
     int *h;
-    int n, nh, beyond;
+    int n, nh, beyond, close;
 } kept;
 
 /* Keep the entries jlist[jj..nn) of atom i (positions x4, xi) with marks pcf (NULL: none
@@ -79,6 +85,7 @@ static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *
         o->e[o->n] = jlist[jj];
         o->mk[o->n] = (unsigned char)in_pc;
         o->beyond += in_pc && far;
+        o->close |= r2 < AMOEBA_OVERLAP_R * AMOEBA_OVERLAP_R;
         o->n += !far || in_pc;
         if (o->h) {
             o->h[o->nh] = jlist[jj];
@@ -109,6 +116,7 @@ static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, con
         keep4(jlist + j, keep, o->e + o->n);
         keep4_bytes(marks, keep, o->mk + o->n);   /* the marks alike */
         o->beyond += __builtin_popcount(pc & far);
+        o->close |= lane4_mask((lane4)(r2 < lane4_bcast(AMOEBA_OVERLAP_R * AMOEBA_OVERLAP_R)));
         o->n += __builtin_popcount(keep);
         if (o->h) {
             const unsigned near = lane4_mask((lane4)(r2 <= h2));
@@ -119,6 +127,26 @@ static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, con
     return j;
 }
 #endif
+
+/* The first listed pair closer than AMOEBA_OVERLAP_R, as an error naming both atoms. */
+static pk_code overlap_error(const pk_amoeba_list *nl, const pk_atoms *a, pk_status *st)
+{
+    for (int ii = 0; ii < nl->inum; ii++) {
+        const int i = nl->ilist[ii];
+        for (int jj = 0; jj < nl->numneigh[i]; jj++) {
+            const int j = nl->firstneigh[i][jj] & PK_AMOEBA_NEIGHMASK;
+            double r2 = 0.0;
+            for (int d = 0; d < 3; d++) r2 += (a->x[j][d] - a->x[i][d]) * (a->x[j][d] - a->x[i][d]);
+            if (!(r2 < AMOEBA_OVERLAP_R * AMOEBA_OVERLAP_R)) continue;
+            return pk_fail(st, PK_ERR_RANGE,
+                           "amoeba/pk: atoms %ld and %ld overlap: r = %.6g < %g A, where the "
+                           "interactions (1/r) are infinite",
+                           a->tag ? (long)a->tag[i] : (long)i + 1,
+                           a->tag ? (long)a->tag[j] : (long)j + 1, sqrt(r2), AMOEBA_OVERLAP_R);
+        }
+    }
+    return PK_OK;
+}
 
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const pk_atoms *a,
                               double cut, int with_pc, double hal_cut, pk_status *st)
@@ -149,13 +177,13 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
     const double cut2 = cut * cut, hcut2 = hal_cut * hal_cut;
     const int *base = nl->entries.data;
     lane4 *x4 = p->x4.data;
-    int beyond = 0;
-#pragma omp parallel num_threads(pk_max_threads()) reduction(+ : beyond)
+    int beyond = 0, close = 0;
+#pragma omp parallel num_threads(pk_max_threads()) reduction(+ : beyond) reduction(| : close)
     {
 #pragma omp for schedule(static)
         for (int k = 0; k < nall; k++) x4[k] = (lane4){a->x[k][0], a->x[k][1], a->x[k][2], 0.0};
         /* where this thread's next atom's pairs go: its atoms are packed */
-        kept o = {p->entries.data, p->pc.data, with_hal ? p->hal_entries.data : NULL, -1, -1, 0};
+        kept o = {p->entries.data, p->pc.data, with_hal ? p->hal_entries.data : NULL, -1, -1, 0, 0};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < inum; ii++) {
             const int i = nl->ilist[ii], nn = nl->numneigh[i];
@@ -176,7 +204,9 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
             }
         }
         beyond += o.beyond;
+        close |= o.close;
     }
+    if (close) return overlap_error(nl, a, st);
     p->cut2 = cut2;
     p->hal_cut2 = with_hal ? hcut2 : 0.0;
     p->with_pc = with_pc;

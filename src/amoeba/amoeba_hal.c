@@ -306,7 +306,8 @@ pk_code amoeba_hal_run(const amoeba_kernels *kern, const pk_amoeba_model *m, con
     if (out->vatom) pk_accum_reduce(&w->acc_v);
     if (missing >= 0)
         return pk_fail(st, PK_ERR_RANGE,
-                       "amoeba/pk hal: H-reduction partner of atom %d missing (ghost cutoff too short)",
+                       "amoeba/pk hal: H-reduction partner of atom %d missing (lost, its bond "
+                       "stretched beyond 3 A, or the ghost cutoff too short?)",
                        a->tag ? (int)a->tag[missing] : missing + 1);
     amoeba_partials_reduce(w, nt, out);
     return PK_OK;

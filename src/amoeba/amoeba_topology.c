@@ -28,7 +28,8 @@ static pk_code partners(const pk_amoeba_topology *top, const int *amtype, int i,
         p.idx = top->map(top->map_ctx, p.tag, i);
         if (p.idx < 0)
             return pk_fail(st, PK_ERR_RANGE,
-                           "amoeba/pk: bond partner %d of atom %d not found (ghost cutoff too short?)",
+                           "amoeba/pk: bond partner %d of atom %d not found (lost, or the "
+                           "ghost cutoff too short?)",
                            (int)p.tag, a->tag ? a->tag[i] : i + 1);
         p.type = amtype[p.idx];
         int m = (*n)++;
@@ -276,7 +277,8 @@ pk_code pk_amoeba_map_frames(const pk_atoms *a, const pk_amoeba_topology *top,
             frame[i][k] = t ? top->map(top->map_ctx, t, i) : i;
             if (frame[i][k] < 0)
                 return pk_fail(st, PK_ERR_RANGE, "amoeba/pk: frame atom %d of atom %d not found "
-                               "(ghost cutoff too short?)", (int)t, a->tag ? (int)a->tag[i] : i + 1);
+                               "(lost, or the ghost cutoff too short?)", (int)t,
+                               a->tag ? (int)a->tag[i] : i + 1);
         }
     return PK_OK;
 }

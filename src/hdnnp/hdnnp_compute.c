@@ -127,6 +127,29 @@ static void record_ew(hdnnp_thread *th, const pk_atoms *atoms, int i, int ce, in
     w->gmax = sf->gmax;
 }
 
+/* Atoms at one point: the unit vectors d/r of the symmetry functions' derivatives and the
+ * angles are undefined at r = 0, so a neighbour this close (model length units) is an
+ * error, not NaN. */
+#define HDNNP_OVERLAP_R 1e-10
+
+static pk_code check_overlap(const pk_hdnnp_model *m, const hdnnp_env *e, const pk_atoms *atoms,
+                             int i, int ce, const int *t2e, pk_status *st)
+{
+    for (int p = 0; p < e->n; p++) {
+        if (e->r[p] >= HDNNP_OVERLAP_R) continue;
+        const int j = e->idx[p];
+        const pk_tag *tag = atoms->tag;
+        return pk_fail(st, PK_ERR_RANGE,
+                       "atoms %ld (%s) and %ld (%s) overlap: r = %.6g < %g (model length "
+                       "units), where the symmetry functions' derivatives are undefined",
+                       tag ? (long)tag[i] : (long)i + 1, pk_hdnnp_element_symbol(m, ce),
+                       tag ? (long)tag[j] : (long)j + 1,
+                       pk_hdnnp_element_symbol(m, t2e[atoms->type[j]]), e->r[p],
+                       HDNNP_OVERLAP_R);
+    }
+    return PK_OK;
+}
+
 /* One centre atom: everything from neighbours to forces. */
 static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *atoms,
                       const pk_neigh *nl, int i, int ce, const int *t2e, const hdnnp_kernels *k,
@@ -137,7 +160,8 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
     hdnnp_scratch *s = &th->s;
     double t0 = pk_wall_seconds();
     if (hdnnp_env_build(s, m, ce, atoms->x[i], atoms->x, nl->firstneigh[i], nl->numneigh[i],
-                        atoms->type, t2e, st))
+                        atoms->type, t2e, st) ||
+        check_overlap(m, &s->env, atoms, i, ce, t2e, st))
         return st->code;
     if (k->symfuncs(s, el, st)) return st->code;
     double t1 = pk_wall_seconds();

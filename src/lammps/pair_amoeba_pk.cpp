@@ -437,6 +437,7 @@ void PairAmoebaPK::forward_ints(int *v)
 void PairAmoebaPK::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
+  PairKit::check_finite(lmp, STYLE, false);
 
   grow_local();
   if (topology_pending) {

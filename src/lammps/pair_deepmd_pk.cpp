@@ -172,6 +172,7 @@ double PairDeepMDPK::init_one(int i, int j)
 void PairDeepMDPK::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
+  PairKit::check_finite(lmp, STYLE, false);
 
   const pk_atoms atoms = PairKit::atoms_view(lmp);
   const pk_neigh nl = PairKit::neigh_view(list);
@@ -181,6 +182,10 @@ void PairDeepMDPK::compute(int eflag, int vflag)
   pk_status_clear(&st);
   if (pk_deepmd_compute(model, &atoms, &nl, &out, nullptr, &st))
     PairKit::check(lmp, STYLE, st, false);
+  // The load checks bound what the tables hold, but nothing bounds a finite weight in the
+  // exact kernel (tabulate no): a huge one overflows only here, at run time.
+  PairKit::check_forces(lmp, STYLE, "the model's network overflows for this configuration "
+                        "(are its weights sane?)");
   PairKit::add_totals(this, out);
 }
 

@@ -213,6 +213,7 @@ void PairHDNNPPK::grow_buffers()
 void PairHDNNPPK::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
+  PairKit::check_finite(lmp, STYLE, false);
   grow_buffers();
 
   // The core works in the model's units: positions x cflength in, energies / cfenergy and

