@@ -46,7 +46,8 @@ pk_code pk_amoeba_list_build(pk_amoeba_list *out, const pk_amoeba_model *m, cons
             double r2 = 0.0;
             for (int d = 0; d < 3; d++) r2 += (a->x[i][d] - a->x[j][d]) * (a->x[i][d] - a->x[j][d]);
             pc[pos] = r2 < pc2;
-            e[pos++] = j | (cls << PK_AMOEBA_SBBITS);
+            /* unsigned: class 4 (1-5) << 29 would overflow int */
+            e[pos++] = (int)((unsigned)j | (unsigned)cls << PK_AMOEBA_SBBITS);
         }
     }
     out->inum = nl->inum;

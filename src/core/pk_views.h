@@ -18,6 +18,10 @@ typedef int pk_tag;
 #define PK_SBBITS 30
 PK_HD int pk_neigh_index(int j) { return j & PK_NEIGHMASK; }
 PK_HD int pk_neigh_special(int j) { return (j >> PK_SBBITS) & 3; }
+/* Index j with special class cls (0..3), as LAMMPS stores it. Built in unsigned arithmetic:
+ * cls << 30 overflows int for cls >= 2 (undefined behaviour), while the conversion back to
+ * int is defined by GCC, Clang and nvcc as the two's-complement bit pattern. */
+PK_HD int pk_neigh_entry(int j, int cls) { return (int)((unsigned)j | (unsigned)cls << PK_SBBITS); }
 
 typedef struct {
     int nlocal;              /* owned atoms: indices [0, nlocal) */

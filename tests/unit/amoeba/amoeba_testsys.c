@@ -158,7 +158,7 @@ static void build_list(test_system *s, double cut)
             double r2 = 0;
             for (int d = 0; d < 3; d++) r2 += (s->x[j][d] - s->x[i][d]) * (s->x[j][d] - s->x[i][d]);
             if (r2 > cut2) continue;
-            buf[c++] = j | (special_class(s, i, s->tag[j]) << PK_SBBITS);
+            buf[c++] = pk_neigh_entry(j, special_class(s, i, s->tag[j]));
         }
         s->numneigh[i] = c;
         s->firstneigh[i] = xcalloc((size_t)c, sizeof(int));

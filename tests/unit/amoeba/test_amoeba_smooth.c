@@ -200,7 +200,7 @@ static void box_rerun(void)
     m.set.elec = PK_AMOEBA_ELEC_SMOOTH;
     ts_assign(&s, &m, &st);
     double (*f1)[3] = calloc((size_t)s.n, sizeof *f1), (*f2)[3] = calloc((size_t)s.n, sizeof *f2);
-    double e1, e2, v1[6], v2[6], esum = 0;
+    double e1 = NAN, e2 = NAN, v1[6] = {0}, v2[6] = {0}, esum = 0; /* defined even if a compute fails */
     s.eatom = calloc((size_t)s.n, sizeof *s.eatom);
     pk_code rc = ts_compute(&s, &m, ALL, &e1, f1, v1, &st);
     for (int i = 0; i < s.n; i++) esum += s.eatom[i];

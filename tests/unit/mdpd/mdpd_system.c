@@ -139,7 +139,7 @@ static void mark_list(const mdpd_system *s, int *const *first, const int *num, i
     for (int i = 0; i < s->nlocal; i++)
         for (int k = 0; k < num[i]; k++) {
             const int j = first[i][k] & PK_NEIGHMASK;
-            if ((s->tag[i] + s->tag[j]) % every == 0) first[i][k] = j | (cls << PK_SBBITS);
+            if ((s->tag[i] + s->tag[j]) % every == 0) first[i][k] = pk_neigh_entry(j, cls);
         }
 }
 
