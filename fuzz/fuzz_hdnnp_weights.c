@@ -1,0 +1,7 @@
+/* libFuzzer harness: the n2p2 weights.001.data of a model directory (the other files fixed). */
+#include "fuzz_hdnnp.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_hdnnp_one("weights.001.data", data, size);
+}
