@@ -4,12 +4,14 @@ as the YAML that `dp convert-backend model.pth model.yaml` produces. Standard li
 
   tools/deepmd_synthetic_model.py water OUT.yaml    O/H, the shape of Guo et al.'s water model
   tools/deepmd_synthetic_model.py copper OUT.yaml   Cu, the shape of their copper model
+  tools/deepmd_synthetic_model.py water-small OUT.yaml   the water design, small networks
   ... --sel 1000                                     the same model with another sel
 
   water:  rcut 6, rcut_smth 0.5, sel [46, 92], embedding [25, 50, 100], axis 16,
           fitting [240, 240, 240] (resnet_dt), type_one_side
   copper: rcut 8, rcut_smth 0.5, sel [500], embedding [32, 64, 128], axis 16,
           fitting [240, 240, 240] (resnet_dt)
+  water-small: as water with embedding [8, 16, 32], axis 4, fitting [32, 32, 32]
 
 The weights are random (a seeded Mersenne Twister: the same file on every machine) in the
 ranges DeePMD-kit initialises them, except for the pieces that make the energy surface
@@ -47,6 +49,10 @@ DESIGN = dict(rcut_smth=0.5, axis=16, fitting=[240, 240, 240], core_k=0.3, core_
 MODELS = {
     "water": dict(DESIGN, type_map=["O", "H"], rcut=6.0, sel=[46, 92], neuron=[25, 50, 100],
                   bias=[-4.0, -2.0], core_r=0.6, seed=20261201),
+    # The water design with small networks (~0.3 MB of YAML): potentials/deepmd/, examples.
+    "water-small": dict(DESIGN, type_map=["O", "H"], rcut=6.0, sel=[46, 92], neuron=[8, 16, 32],
+                        axis=4, fitting=[32, 32, 32], bias=[-4.0, -2.0], core_r=0.6,
+                        seed=20261203),
     "copper": dict(DESIGN, type_map=["Cu"], rcut=8.0, sel=[500], neuron=[32, 64, 128],
                    bias=[-3.5], core_r=1.8, seed=20261202),
 }
@@ -94,7 +100,7 @@ def statistics(cfg, atoms, box):
 
 def reference_structure(name, cfg):
     """(atoms as (model type, x, y, z), cubic box length)."""
-    if name == "water":
+    if name.startswith("water"):
         L, atoms = water_box.molecules(4)          # 64 molecules: box 12.4 A > 2 rcut
         return [(t - 1, x, y, z) for t, x, y, z in atoms], L
     a, n = 3.634, 5                                 # fcc Cu, 500 atoms, box 18.2 A > 2 rcut
