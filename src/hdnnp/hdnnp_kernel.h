@@ -10,8 +10,12 @@
 #include "pk_workspace.h"
 
 /* Hot loops are compiled twice on x86-64 (baseline SSE2 and x86-64-v3: AVX2 + FMA); the
- * loader picks the variant the CPU supports (GCC function multi-versioning). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PK_HDNNP_NO_CLONES)
+ * loader picks the variant the CPU supports (GCC function multi-versioning). Not when the
+ * build already targets AVX2 or better (-march=native, a packager's -march=icelake-client):
+ * the clone would be a step down there, and GCC 12 stops with an internal compiler error
+ * cloning these loops for an AVX-512 target. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__) && \
+    !defined(PK_HDNNP_NO_CLONES)
 #define HDNNP_HOT __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define HDNNP_HOT
