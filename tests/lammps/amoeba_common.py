@@ -89,11 +89,8 @@ def water_files(**extra):
     return files
 
 
-# One force evaluation of a water system with pair forces only (bonded styles zeroed after
-# read_data), the terms through compute pair, per-atom energies and the pair virial.
-RUN0 = """
-plugin load {plugin}
-units           real
+# A water system with pair forces only (bonded styles zeroed after read_data).
+PAIR_ONLY = """units           real
 boundary        @BOUNDARY@
 atom_style      amoeba
 bond_style      class2
@@ -110,7 +107,10 @@ angle_coeff     *
 pair_style      @PAIR@
 pair_coeff      * * amoeba_water.prm @KEY@
 special_bonds   lj/coul 0.5 0.5 0.5 one/five yes
-compute         pa all pair @COMPUTE@
+"""
+# One force evaluation of it: the terms through compute pair, per-atom energies and the pair
+# virial.
+RUN0 = "\nplugin load {plugin}\n" + PAIR_ONLY + """compute         pa all pair @COMPUTE@
 compute         vp all pressure NULL pair
 @EXTRA@
 thermo_style    custom step pe c_pa[1] c_pa[4] c_pa[5] c_vp[*] @THERMO@
@@ -119,6 +119,12 @@ dump            f all custom 1 forces.dump id fx fy fz
 dump_modify     f sort id format float %.17g
 run             0
 """
+
+
+def pair_only(pair, key, data, boundary):
+    """The input text of PAIR_ONLY for these settings."""
+    return (PAIR_ONLY.replace("@BOUNDARY@", boundary).replace("@DATA@", data)
+            .replace("@PAIR@", pair).replace("@KEY@", key))
 
 
 def run0(pair, key="box.key", data="data.water_box.amoeba", boundary="p p p", extra="",

@@ -12,6 +12,7 @@ NaN energy); a file that is not YAML; a file with the HDF5 signature that is not
 import os
 import tempfile
 
+from deepmd_common import TWO_WATERS as DATA
 from pklmp import Checker, run
 
 SHARED = os.environ["PAIRKIT_SHARED"]
@@ -19,30 +20,6 @@ MODEL = os.path.join(SHARED, "reference", "deepmd", "deeppot_sea.yaml")
 with open(MODEL) as fh:
     MODEL_TEXT = fh.read()
 
-# Two water molecules, far from each other, in a periodic box.
-DATA = """two water molecules
-
-6 atoms
-2 atom types
-
-0 12 xlo xhi
-0 12 ylo yhi
-0 12 zlo zhi
-
-Masses
-
-1 15.999
-2 1.008
-
-Atoms # atomic
-
-1 1 2.0 2.0 2.0
-2 2 2.96 2.0 2.0
-3 2 1.76 2.93 2.0
-4 1 6.0 6.0 6.0
-5 2 6.96 6.0 6.0
-6 2 5.76 6.93 6.0
-"""
 
 
 def script(style="deepmd/pk model.yaml", coeff="pair_coeff * * O H", units="units metal",

@@ -29,7 +29,8 @@ import re
 import shutil
 import tempfile
 
-from amoeba_common import water_files
+from amoeba_common import pair_only, water_files
+from deepmd_common import TWO_WATERS as WATER
 from hdnnp_common import CFENERGY, CFLENGTH, REF as HDNNP_REF
 from mdpd_common import FILM, mdpd_pk
 from pklmp import PLUGIN, Checker, run
@@ -38,30 +39,6 @@ SHARED = os.environ["PAIRKIT_SHARED"]
 with open(os.path.join(SHARED, "reference", "deepmd", "deeppot_sea.yaml")) as fh:
     DEEPMD_MODEL = fh.read()
 
-# Two water molecules (types 1 = O, 2 = H) in a periodic 12 A box: deepmd/pk and hdnnp/pk.
-WATER = """two water molecules
-
-6 atoms
-2 atom types
-
-0 12 xlo xhi
-0 12 ylo yhi
-0 12 zlo zhi
-
-Masses
-
-1 15.999
-2 1.008
-
-Atoms # atomic
-
-1 1 2.0 2.0 2.0
-2 2 2.96 2.0 2.0
-3 2 1.76 2.93 2.0
-4 1 6.0 6.0 6.0
-5 2 6.96 6.0 6.0
-6 2 5.76 6.93 6.0
-"""
 THERMO = "thermo_style custom step atoms pe fmax\nthermo_modify format float %.15g\n"
 
 
@@ -96,24 +73,8 @@ def system(style, boundary="p p p", skin=None, box=False):
         # the LAMMPS water dimer (or box), pair terms only (bonded styles zeroed)
         data, key = ("data.water_box.amoeba", "box.key") if box else \
             ("data.water_dimer.amoeba", "amoeba_water.key")
-        return (f"""units real
-boundary {"p p p" if box else "s s s"}
-atom_style amoeba
-bond_style class2
-angle_style amoeba
-dihedral_style none
-fix amtype all property/atom i_amtype ghost yes
-fix extra all property/atom i_amgroup d_redID d_pval ghost yes
-fix extra2 all property/atom i_polaxe d2_xyzaxis 3
-read_data {data} fix amtype NULL "Tinker Types"
-bond_style zero
-bond_coeff *
-angle_style zero
-angle_coeff *
-{neigh}pair_style amoeba/pk
-pair_coeff * * amoeba_water.prm {key}
-special_bonds lj/coul 0.5 0.5 0.5 one/five yes
-{THERMO}""", water_files())
+        return (pair_only("amoeba/pk", key, data, "p p p" if box else "s s s") + neigh + THERMO,
+                water_files())
     assert style == "mdpd"
     film = "atom_modify map yes\n" + FILM.replace("plugin load {plugin}\n", "")
     if boundary != "p p p":
@@ -220,8 +181,9 @@ finite_rows("overlap, mdpd", res.thermo())
 # (b) An atom lost through a fixed boundary, `thermo_modify lost ignore`: the run goes on.
 # amoeba/pk cannot go on: the lost O is the frame atom of its H atoms' multipoles.
 text, files = system("amoeba")
-text = text.replace("bond_style zero", "change_box all x final -10 10 y final -10 10 z final "
-                    "-10 10 boundary f f f\nbond_style zero", 1)
+text, n = re.subn(r"^(read_data .*)$", r"\1\nchange_box all x final -10 10 y final -10 10 "
+                 r"z final -10 10 boundary f f f", text, count=1, flags=re.M)
+assert n == 1
 res = run("plugin load {plugin}\n" + text + """
 thermo_modify lost ignore format float %.15g
 set atom 4 vz 1e5
