@@ -1,7 +1,7 @@
 /* libFuzzer harness: the JSON model dict of a .dp file (dp_doc_from_json, cJSON) and the
  * model builder behind it (dp_model_build, shared with .yaml), without HDF5: an array given
- * by name ("/variable_0003", as in a .dp) is made up here with the dimensions the builder
- * asks for (those it leaves open: 1 + the name's last digit); arrays written out in the
+ * by name ("/variable_0003", as in a .dp) is made up here with the shape the builder
+ * hints at (those it leaves open: 1 + the name's last digit); arrays written out in the
  * dict ({"@class": "np.ndarray", "value": ...}, as the seeds converted from .yaml) are read
  * from the text. Needs a build with PK_DEEPMD_JSON (HDF5 and cJSON found). */
 #include <stdio.h>
@@ -11,14 +11,14 @@
 #include "deepmd_doc.h"
 #include "fuzz_common.h"
 
-static pk_code made_up(void *ctx, const char *name, int nd, int *dims, double **out, char *why,
+static pk_code made_up(void *ctx, const char *name, int *nd, int *dims, double **out, char *why,
                        size_t whylen)
 {
     (void)ctx;
     const size_t len = strlen(name);
     const int open = 1 + (len ? (unsigned char)name[len - 1] % 10 : 0);
     size_t count = 1;
-    for (int k = 0; k < nd; k++) {
+    for (int k = 0; k < *nd; k++) {
         if (dims[k] <= 0) dims[k] = open;
         count *= (size_t)dims[k];
         if (count > 100000) {

@@ -244,7 +244,22 @@ def model(name, sel=None):
                                  "out_std": Array([[[1.0] for _ in range(nt)]])},
                   "atom_exclude_types": [], "pair_exclude_types": [],
                   "preset_out_bias": None, "rcond": None, "type_map": cfg["type_map"],
-                  "descriptor": descriptor, "fitting": fitting}}
+                  "descriptor": descriptor, "fitting": fitting},
+        "model_def_script": model_def_script(cfg)}
+
+
+def model_def_script(cfg):
+    """The model section of the DeePMD-kit input script that describes this model: what
+    `dp convert-backend` stores beside the weights (a .pb keeps it as its training script,
+    which `dp compress` rebuilds the model from; a .pth rebuilds the model from it)."""
+    return {
+        "type_map": cfg["type_map"],
+        "descriptor": {"type": "se_e2_a", "sel": cfg["sel"], "rcut_smth": cfg["rcut_smth"],
+                       "rcut": cfg["rcut"], "neuron": cfg["neuron"], "axis_neuron": cfg["axis"],
+                       "type_one_side": True, "resnet_dt": False,
+                       "activation_function": "tanh", "precision": "float64"},
+        "fitting_net": {"type": "ener", "neuron": cfg["fitting"], "resnet_dt": True,
+                        "activation_function": "tanh", "precision": "float64"}}
 
 
 # ---- YAML -------------------------------------------------------------------------------

@@ -8,10 +8,14 @@
 
 #include "deepmd_internal.h"
 
-/* Loads the array called `name` (a .dp dataset) with nd dimensions into *out (malloc'd);
- * dims[k] > 0 must match, dims[k] <= 0 are filled in. Returns PK_OK, or a code with `why`
- * filled. */
-typedef pk_code (*dp_array_fn)(void *ctx, const char *name, int nd, int *dims, double **out,
+/* Most dimensions of an array the builder reads. */
+#define DP_MAXDIM 8
+
+/* Loads the array called `name` (a .dp dataset) into *out (malloc'd) and returns its rank in
+ * *nd and its shape in dims[0 .. *nd) (room for DP_MAXDIM). On entry *nd and dims hold the
+ * shape the builder needs (dims[k] <= 0: any size), a hint only: the builder checks the shape
+ * returned. Returns PK_OK, or a code with `why` filled. */
+typedef pk_code (*dp_array_fn)(void *ctx, const char *name, int *nd, int *dims, double **out,
                            char *why, size_t whylen);
 
 /* has_lines: the document's marks are file lines (YAML), so errors cite them. */

@@ -60,7 +60,7 @@ static char *read_json_attr(hid_t f)
     return out;
 }
 
-static pk_code read_dataset(void *ctx, const char *name, int nd, int *dims, double **out,
+static pk_code read_dataset(void *ctx, const char *name, int *nd, int *dims, double **out,
                             char *why, size_t whylen)
 {
     hid_t f = *(hid_t *)ctx, d = -1, sp = -1;
@@ -74,19 +74,15 @@ static pk_code read_dataset(void *ctx, const char *name, int nd, int *dims, doub
         snprintf(why, whylen, "no dataset '%s' in the file", name);
         goto done;
     }
-    hsize_t h[8];
+    hsize_t h[DP_MAXDIM];
     int got = H5Sget_simple_extent_ndims(sp);
-    if (got != nd || got > 8 || H5Sget_simple_extent_dims(sp, h, NULL) < 0) {
-        snprintf(why, whylen, "dataset '%s' has %d dimensions, expected %d", name, got, nd);
+    if (got < 0 || got > DP_MAXDIM || H5Sget_simple_extent_dims(sp, h, NULL) < 0) {
+        snprintf(why, whylen, "dataset '%s' has %d dimensions, at most %d are read", name, got,
+                 DP_MAXDIM);
         goto done;
     }
     size_t count = 1;
-    for (int k = 0; k < nd; k++) {
-        if (dims[k] > 0 && (hsize_t)dims[k] != h[k]) {
-            snprintf(why, whylen, "dataset '%s': dimension %d has %llu elements, expected %d",
-                     name, k, (unsigned long long)h[k], dims[k]);
-            goto done;
-        }
+    for (int k = 0; k < got; k++) {
         if (h[k] > DP_DATASET_MAX_ELEMENTS ||
             (h[k] && count > DP_DATASET_MAX_ELEMENTS / h[k])) {
             snprintf(why, whylen, "dataset '%s' claims more than %zu elements", name,
@@ -96,6 +92,7 @@ static pk_code read_dataset(void *ctx, const char *name, int nd, int *dims, doub
         dims[k] = (int)h[k];
         count *= (size_t)h[k];
     }
+    *nd = got;
     if (!(*out = malloc(sizeof(double) * (count ? count : 1)))) {
         snprintf(why, whylen, "out of memory");
         c = PK_ERR_MEMORY;

@@ -337,14 +337,92 @@ static pk_code check_array(yctx *y, const yaml_node_t *holder, const yaml_node_t
     return PK_OK;
 }
 
-/* Read an np.ndarray of nd dimensions whose elements must lie in r. dims[k] > 0 are required
- * sizes, dims[k] <= 0 are inferred and returned. A null value gives *out = NULL when
- * allow_null. */
-static pk_code get_array(yctx *y, const yaml_node_t *map, const char *path, const char *key,
-                         int nd, int *dims, int allow_null, const dp_range *r, double **out)
+/* How the shape of a stored array must match the shape the model needs. These are the rules
+ * of DeePMD-kit's dpmodel backend (deepmd/dpmodel, the NumPy reference that reads .yaml and
+ * .dp; read in deepmd-kit 3.2.0: utils/network.py, utils/env_mat.py, fitting/general_fitting.py,
+ * atomic_model/base_atomic_model.py), which keeps each array as stored and reshapes it only
+ * where it is used:
+ *  - DP_SHAPE_EXACT: the rank and every size given (w: NativeLayer.deserialize asserts a
+ *    2-dimensional w and takes the layer's widths from it).
+ *  - DP_SHAPE_FLAT: any shape holding the same number of elements, in row-major order (b and
+ *    idt: NativeLayer.deserialize calls b.ravel() and idt.ravel(), so the 1 x n biases of
+ *    TensorFlow checkpoints, n x 1 and 1 x 1 x n are all the n-vector).
+ *  - DP_SHAPE_ROWS: the first dimension as given (one row per type), the rest of any shape
+ *    holding the same number of elements (davg, dstd: EnvMat.call takes davg[atype] along
+ *    axis 0 and reshapes it to nnei x 4; bias_atom_e: GeneralFitting takes bias_atom_e[atype]
+ *    along axis 0 and reshapes it to the one energy per atom).
+ *  - DP_SHAPE_STAT: three dimensions, the second one as given (one per type) and the energy's
+ *    entries at [0][t][0] (out_bias, out_std: BaseAtomicModel._fetch_out_stat takes
+ *    out_bias[idx, :, :size] with idx 0 and size 1 for the energy of an ener model, and
+ *    reshapes it to ntypes x 1). */
+typedef enum { DP_SHAPE_EXACT, DP_SHAPE_FLAT, DP_SHAPE_ROWS, DP_SHAPE_STAT } dp_shape;
+
+static void shape_text(char *buf, size_t len, int nd, const int *dims)
 {
-    yaml_node_t *a, *v;
+    int n = snprintf(buf, len, "[");
+    for (int k = 0; k < nd && n > 0 && (size_t)n < len; k++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%d", k ? ", " : "", dims[k]);
+    if (n > 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, "]");
+}
+
+/* Whether the stored shape got (rank gd) fits want (rank nd) under rule; if not, what is
+ * wrong goes to what. For DP_SHAPE_EXACT, sizes want[k] <= 0 are taken from got. */
+static int shape_fits(dp_shape rule, int nd, int *want, int gd, const int *got, char *what,
+                      size_t len)
+{
+    size_t need = 1, have = 1;
+    char gs[96], ws[96];
+    for (int k = 0; k < gd; k++) have *= (size_t)got[k];
+    for (int k = 0; k < nd; k++) need *= (size_t)(want[k] > 0 ? want[k] : 1);
+    shape_text(gs, sizeof gs, gd, got);
+    shape_text(ws, sizeof ws, nd, want);
+    switch (rule) {
+    case DP_SHAPE_EXACT:
+        if (gd != nd) {
+            snprintf(what, len, "expected a %d-dimensional array, found %d dimensions", nd, gd);
+            return 0;
+        }
+        for (int k = 0; k < nd; k++) {
+            if (want[k] > 0 && want[k] != got[k]) {
+                snprintf(what, len, "dimension %d has %d elements, expected %d", k, got[k],
+                         want[k]);
+                return 0;
+            }
+            want[k] = got[k];
+        }
+        return 1;
+    case DP_SHAPE_FLAT:
+        if (have == need) return 1;
+        snprintf(what, len, "has shape %s (%zu elements), expected %zu elements (shape %s or "
+                 "any other holding as many)", gs, have, need, ws);
+        return 0;
+    case DP_SHAPE_ROWS:
+        if (gd >= 1 && got[0] == want[0] && have == need) return 1;
+        snprintf(what, len, "has shape %s, expected %d rows (one per type) of %zu elements "
+                 "each (shape %s, the rows in any shape)", gs, want[0], need / (size_t)want[0],
+                 ws);
+        return 0;
+    case DP_SHAPE_STAT:
+        if (gd == 3 && got[0] >= 1 && got[1] == want[1] && got[2] >= 1) return 1;
+        snprintf(what, len, "has shape %s, expected 3 dimensions with %d (one per type) in "
+                 "the second (shape %s)", gs, want[1], ws);
+        return 0;
+    }
+    return 0;
+}
+
+/* Read an np.ndarray whose elements must lie in r and whose shape fits dims (rank nd) under
+ * rule; on success *out holds it in the shape dims (dims[k] <= 0 are filled in). A null value
+ * gives *out = NULL when allow_null. Values are checked before the shape is adapted, so a
+ * message names the element by its stored indices and, for YAML, its line. */
+static pk_code get_array(yctx *y, const yaml_node_t *map, const char *path, const char *key,
+                         dp_shape rule, int nd, int *dims, int allow_null, const dp_range *r,
+                         double **out)
+{
+    yaml_node_t *a, *v = NULL;
     const char *cls = "";
+    int got[DP_MAXDIM] = {0}, gd = nd;
+    char what[320];
     *out = NULL;
     if (need(y, map, path, key, &a)) return y->st->code;
     if (is_null(a)) {
@@ -352,48 +430,41 @@ static pk_code get_array(yctx *y, const yaml_node_t *map, const char *path, cons
         return fail(y, a, PK_ERR_FORMAT, path, key, "is null, an array is needed");
     }
     if (scalar(a) && y->arrays) {
-        char why[256] = "";
-        pk_code c = y->arrays(y->actx, scalar(a), nd, dims, out, why, sizeof why);
-        if (c) return fail(y, a, c, path, key, why);
-        if (check_array(y, a, NULL, path, key, *out, nd, dims, r)) {
+        for (int k = 0; k < nd; k++) got[k] = dims[k];
+        pk_code c = y->arrays(y->actx, scalar(a), &gd, got, out, what, sizeof what);
+        if (c) return fail(y, a, c, path, key, what);
+        if (!shape_fits(rule, nd, dims, gd, got, what, sizeof what)) {
+            free(*out);
+            *out = NULL;
+            return fail(y, a, PK_ERR_FORMAT, path, key, what);
+        }
+    } else {
+        if (get_str(y, a, path, "@class", &cls)) return y->st->code;
+        if (strcmp(cls, "np.ndarray"))
+            return fail(y, a, PK_ERR_FORMAT, path, key, "expected an np.ndarray");
+        if (need(y, a, path, "value", &v)) return y->st->code;
+        gd = infer_shape(y, v, got, DP_MAXDIM);
+        if (!shape_fits(rule, nd, dims, gd, got, what, sizeof what))
+            return fail(y, v, PK_ERR_FORMAT, path, key, what);
+        size_t count = 1;
+        for (int k = 0; k < gd; k++) count *= (size_t)got[k];
+        *out = malloc(sizeof(double) * (count ? count : 1));
+        if (!*out) return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
+        double *p = *out;
+        if (fill(y, v, got, gd, &p, path, key)) {
             free(*out);
             *out = NULL;
             return y->st->code;
         }
-        return PK_OK;
     }
-    if (get_str(y, a, path, "@class", &cls)) return y->st->code;
-    if (strcmp(cls, "np.ndarray"))
-        return fail(y, a, PK_ERR_FORMAT, path, key, "expected an np.ndarray");
-    if (need(y, a, path, "value", &v)) return y->st->code;
-    int got[8] = {0};
-    int gd = infer_shape(y, v, got, 8);
-    if (gd != nd) {
-        char what[128];
-        snprintf(what, sizeof what, "expected a %d-dimensional array, found %d dimensions",
-                 nd, gd);
-        return fail(y, v, PK_ERR_FORMAT, path, key, what);
-    }
-    size_t count = 1;
-    for (int k = 0; k < nd; k++) {
-        if (dims[k] > 0 && dims[k] != got[k]) {
-            char what[160];
-            snprintf(what, sizeof what, "dimension %d has %d elements, expected %d", k, got[k],
-                     dims[k]);
-            return fail(y, v, PK_ERR_FORMAT, path, key, what);
-        }
-        dims[k] = got[k];
-        count *= (size_t)got[k];
-    }
-    *out = malloc(sizeof(double) * (count ? count : 1));
-    if (!*out) return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
-    double *p = *out;
-    if (fill(y, v, dims, nd, &p, path, key) ||
-        check_array(y, a, v, path, key, *out, nd, dims, r)) {
+    if (check_array(y, a, v, path, key, *out, gd, got, r)) {
         free(*out);
         *out = NULL;
         return y->st->code;
     }
+    /* DP_SHAPE_STAT keeps [0][t][0] of each type t; the other rules keep the row-major order. */
+    if (rule == DP_SHAPE_STAT)
+        for (int t = 0; t < got[1]; t++) (*out)[t] = (*out)[(size_t)t * got[2]];
     return PK_OK;
 }
 
@@ -436,7 +507,8 @@ static pk_code parse_net(yctx *y, const yaml_node_t *nn, const char *path, int n
         char vp[320];
         snprintf(vp, sizeof vp, "%s.@variables", lp);
         int wd[2] = {nin, 0};
-        if (get_array(y, vars, vp, "w", 2, wd, 0, &ANY_FINITE, &ly->w)) return y->st->code;
+        if (get_array(y, vars, vp, "w", DP_SHAPE_EXACT, 2, wd, 0, &ANY_FINITE, &ly->w))
+            return y->st->code;
         ly->nin = wd[0];
         ly->nout = wd[1];
         if (ly->nout < 1 || ly->nout > DP_WIDTH_MAX) {
@@ -451,9 +523,10 @@ static pk_code parse_net(yctx *y, const yaml_node_t *nn, const char *path, int n
             for (int o = 0; o < ly->nout; o++)
                 ly->wt[(size_t)o * ly->nin + k] = ly->w[(size_t)k * ly->nout + o];
         int bd[1] = {ly->nout}, id[1] = {ly->nout};
-        if (get_array(y, vars, vp, "b", 1, bd, 1, &ANY_FINITE, &ly->b)) return y->st->code;
+        if (get_array(y, vars, vp, "b", DP_SHAPE_FLAT, 1, bd, 1, &ANY_FINITE, &ly->b))
+            return y->st->code;
         if (lookup(y, vars, "idt") &&
-            get_array(y, vars, vp, "idt", 1, id, 1, &ANY_FINITE, &ly->idt))
+            get_array(y, vars, vp, "idt", DP_SHAPE_FLAT, 1, id, 1, &ANY_FINITE, &ly->idt))
             return y->st->code;
         if (parse_act(y, L, lp, &ly->act)) return y->st->code;
         if (get_bool(y, L, lp, "resnet", 0, &ly->resnet)) return y->st->code;
@@ -617,8 +690,8 @@ static pk_code parse_descriptor(yctx *y, const yaml_node_t *d, dp_model *m)
     const char *VP = "model.descriptor.@variables";
     if (need(y, d, P, "@variables", &vars)) return y->st->code;
     int sd[3] = {m->ntypes, m->nnei, 4}, sd2[3] = {m->ntypes, m->nnei, 4};
-    if (get_array(y, vars, VP, "davg", 3, sd, 0, &DAVG_RANGE, &m->davg) ||
-        get_array(y, vars, VP, "dstd", 3, sd2, 0, &DSTD_RANGE, &m->dstd))
+    if (get_array(y, vars, VP, "davg", DP_SHAPE_ROWS, 3, sd, 0, &DAVG_RANGE, &m->davg) ||
+        get_array(y, vars, VP, "dstd", DP_SHAPE_ROWS, 3, sd2, 0, &DSTD_RANGE, &m->dstd))
         return y->st->code;
 
     if (parse_collection(y, d, P, "embeddings", m->one_side ? 1 : 2, m->ntypes, 1, &m->emb,
@@ -673,8 +746,8 @@ static pk_code parse_fitting(yctx *y, const yaml_node_t *f, dp_model *m)
     if (need(y, f, P, "@variables", &vars)) return y->st->code;
     int bd[2] = {m->ntypes, 1};
     double *bias;
-    if (get_array(y, vars, "model.fitting.@variables", "bias_atom_e", 2, bd, 0, &ENERGY_RANGE,
-                  &bias))
+    if (get_array(y, vars, "model.fitting.@variables", "bias_atom_e", DP_SHAPE_ROWS, 2, bd, 0,
+                  &ENERGY_RANGE, &bias))
         return y->st->code;
     for (int t = 0; t < m->ntypes; t++) m->bias[t] += bias[t];
     free(bias);
@@ -728,21 +801,24 @@ static pk_code parse_model(yctx *y, const yaml_node_t *root, dp_model *m)
     if (need(y, mod, "model", "descriptor", &d) || parse_descriptor(y, d, m)) return y->st->code;
     if (need(y, mod, "model", "fitting", &f) || parse_fitting(y, f, m)) return y->st->code;
 
-    /* out_bias (1 x ntypes x 1) is added to atomic energies; out_std is not applied, only
-     * checked (a non-finite entry means a broken file). */
+    /* out_bias (nout x ntypes x size, the energy's at [0][t][0]) is added to atomic
+     * energies; out_std is not applied, only checked (a non-finite entry means a broken
+     * file). */
     if (need(y, mod, "model", "@variables", &vars)) return y->st->code;
     if (lookup(y, vars, "out_bias")) {
         int od[3] = {1, m->ntypes, 1};
         double *ob;
-        if (get_array(y, vars, "model.@variables", "out_bias", 3, od, 1, &ENERGY_RANGE, &ob))
+        if (get_array(y, vars, "model.@variables", "out_bias", DP_SHAPE_STAT, 3, od, 1,
+                      &ENERGY_RANGE, &ob))
             return y->st->code;
         for (int t = 0; ob && t < m->ntypes; t++) m->bias[t] += ob[t];
         free(ob);
     }
     if (lookup(y, vars, "out_std")) {
-        int sd[3] = {0, 0, 0};
+        int sd[3] = {1, m->ntypes, 1};
         double *os;
-        if (get_array(y, vars, "model.@variables", "out_std", 3, sd, 1, &ANY_FINITE, &os))
+        if (get_array(y, vars, "model.@variables", "out_std", DP_SHAPE_STAT, 3, sd, 1,
+                      &ANY_FINITE, &os))
             return y->st->code;
         free(os);
     }

@@ -127,7 +127,8 @@ static void bad_files(void)
     expect(m, "    type_one_side: true", "    type_one_side: false", PK_ERR_UNSUPPORTED,
            "model.descriptor.embeddings.ndim", "expected 2");
     expect(m, "      - 46\n      - 92", "      - 46\n      - 90", PK_ERR_FORMAT,
-           "model.descriptor.@variables.davg", "dimension 1 has 138 elements, expected 136");
+           "model.descriptor.@variables.davg", "has shape [2, 138, 4], expected 2 rows (one "
+           "per type) of 544 elements each (shape [2, 136, 4]");
     expect(m, "activation_function: tanh\n              bias: true",
            "activation_function: gelu\n              bias: true", PK_ERR_UNSUPPORTED,
            "model.descriptor.embeddings.networks[0].layers[0].activation_function", "gelu");
