@@ -32,7 +32,8 @@ build=${1:-$root/build-aarch64}
 jobs=${JOBS:-2}
 start=$SECONDS
 
-say() { printf '\n== %s\n' "$*"; }
+# shellcheck source=tools/build-steps.sh
+. "$root/tools/build-steps.sh"
 
 # Slow under emulation (1 to 9 minutes each): run with --all.
 slow="amoeba_fd deepmd_fd deepmd_table"
@@ -79,14 +80,7 @@ cmake -S "$root" -B "$build" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-g
     { cat "$build/configure.log"; exit 1; }
 grep -E 'compiler identification|yaml|HDF5|OpenMP:' "$build/configure.log" || true
 
-say "build (C cores, unit tests, kernel benchmarks; -j$jobs)"
-if ! cmake --build "$build" -j "$jobs" > "$build/build.log" 2>&1; then
-    grep -E -B2 -A6 'error' "$build/build.log" | head -n 80
-    exit 1
-fi
-nwarn=$(grep -c 'warning:' "$build/build.log" || true)
-echo "built; $nwarn compiler warnings (log: $build/build.log)"
-grep -A3 'warning:' "$build/build.log" | head -n 40 || true
+build_with_warnings "$build" "$jobs"
 
 # ---- what was built ------------------------------------------------------------------------
 say "checks"

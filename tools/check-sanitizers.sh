@@ -35,7 +35,8 @@ sanitize=${SANITIZE:-address,undefined,float-cast-overflow}
 jobs=${JOBS:-2}
 start=$SECONDS
 
-say() { printf '\n== %s\n' "$*"; }
+# shellcheck source=tools/build-steps.sh
+. "$root/tools/build-steps.sh"
 
 # ---- the compiler can build and run a sanitized program --------------------------------------
 say "compiler"
@@ -63,14 +64,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAIRKIT_SANITIZ
     > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 grep -E 'compiler identification|sanitized|OpenMP:' "$build/configure.log" || true
 
-say "build (C cores, unit tests, kernel benchmarks; -j$jobs)"
-if ! cmake --build "$build" -j "$jobs" > "$build/build.log" 2>&1; then
-    grep -E -B2 -A6 'error' "$build/build.log" | head -n 80
-    exit 1
-fi
-nwarn=$(grep -c 'warning:' "$build/build.log" || true)
-echo "built; $nwarn compiler warnings (log: $build/build.log)"
-grep -A3 'warning:' "$build/build.log" | head -n 40 || true
+build_with_warnings "$build" "$jobs"
 
 # ---- every unit test, sanitized ----------------------------------------------------------------
 # halt_on_error: stop at the first report; detect_leaks: LeakSanitizer at exit;
