@@ -96,3 +96,22 @@ double fuzz_double(fuzz_bytes *b)
     memcpy(&x, raw, sizeof x);
     return x;
 }
+
+void fuzz_cluster_init(fuzz_cluster *c, int n, const double (*x)[3])
+{
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < n; i++) {
+        c->type[i] = i + 1;
+        c->ilist[i] = i;
+        memcpy(c->x[i], x[i], sizeof c->x[i]);
+        for (int j = 0; j < n; j++)
+            if (j != i) c->neigh[i][c->numneigh[i]++] = j;
+        c->first[i] = c->neigh[i];
+    }
+    c->atoms.nlocal = n;
+    c->atoms.x = (const double(*)[3])c->x;
+    c->atoms.type = c->type;
+    c->list = (pk_neigh){n, c->ilist, c->numneigh, c->first};
+    c->out.f = c->f;
+    c->out.want_energy = c->out.want_virial = 1;
+}

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pk_views.h"
+
 /* The scratch directory of this process. */
 const char *fuzz_dir(void);
 /* fuzz_dir()/name into out. */
@@ -25,5 +27,19 @@ typedef struct {
 } fuzz_bytes;
 unsigned fuzz_u8(fuzz_bytes *b);
 double fuzz_double(fuzz_bytes *b);   /* any bit pattern: nan, inf, denormals included */
+
+/* A few atoms at given positions, of types 1..n, each a neighbour of all the others (a full
+ * list), with the views a compute takes: forces, energy and virial wanted. The views point
+ * into the struct, which must stay where it was initialised. */
+enum { FUZZ_MAX_ATOMS = 4 };
+typedef struct {
+    int type[FUZZ_MAX_ATOMS], ilist[FUZZ_MAX_ATOMS], numneigh[FUZZ_MAX_ATOMS];
+    int neigh[FUZZ_MAX_ATOMS][FUZZ_MAX_ATOMS - 1], *first[FUZZ_MAX_ATOMS];
+    double x[FUZZ_MAX_ATOMS][3], f[FUZZ_MAX_ATOMS][3];
+    pk_atoms atoms;
+    pk_neigh list;
+    pk_out out;
+} fuzz_cluster;
+void fuzz_cluster_init(fuzz_cluster *c, int n, const double (*x)[3]);
 
 #endif

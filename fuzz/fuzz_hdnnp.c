@@ -1,7 +1,6 @@
 #include "fuzz_hdnnp.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "fuzz_common.h"
 #include "pk_hdnnp.h"
@@ -16,30 +15,15 @@ static void evaluate(const pk_hdnnp_model *m, pk_hdnnp_context *ctx)
     enum { N = 3 };
     const int nel = pk_hdnnp_num_elements(m);
     if (nel < 1) return;
-    int t2e[N + 1], type[N], ilist[N], numneigh[N], neigh[N][N - 1], *first[N];
-    double x[N][3] = {{0, 0, 0}, {1.0, 0, 0}, {1.3, 0.95, 0}}, f[N][3];
-    memset(f, 0, sizeof f);
-    for (int i = 0; i < N; i++) {
-        type[i] = i + 1;
-        t2e[i + 1] = i % nel;
-        ilist[i] = i;
-        numneigh[i] = 0;
-        for (int j = 0; j < N; j++)
-            if (j != i) neigh[i][numneigh[i]++] = j;
-        first[i] = neigh[i];
-    }
+    const double x[N][3] = {{0, 0, 0}, {1.0, 0, 0}, {1.3, 0.95, 0}};
+    int t2e[N + 1];
     t2e[0] = -1;
-    pk_atoms a = {0};
-    a.nlocal = N;
-    a.x = (const double(*)[3])x;
-    a.type = type;
-    pk_neigh nl = {N, ilist, numneigh, first};
-    pk_out out = {0};
-    out.f = f;
-    out.want_energy = out.want_virial = 1;
+    for (int i = 0; i < N; i++) t2e[i + 1] = i % nel;
+    fuzz_cluster c;
+    fuzz_cluster_init(&c, N, x);
     pk_status st;
     pk_status_clear(&st);
-    (void)pk_hdnnp_compute(ctx, &a, &nl, t2e, &out, &st);
+    (void)pk_hdnnp_compute(ctx, &c.atoms, &c.list, t2e, &c.out, &st);
 }
 
 int fuzz_hdnnp_one(const char *name, const uint8_t *data, size_t size)
