@@ -3,10 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pk_parse.h"
 
 int amoeba_streq(const char *a, const char *b)
 {
@@ -188,14 +189,8 @@ pk_code amoeba_get_double(const amoeba_text *t, const amoeba_record *r, int k, d
     if (k >= r->ntok)
         return pk_fail_at(st, PK_ERR_FORMAT, t->path, r->line, "'%s' needs at least %d values",
                           r->tok[0], k);
-    char *end;
-    errno = 0;
-    double x = strtod(r->tok[k], &end);
-    /* strtod also takes "nan", "inf" and "1e999" (inf, ERANGE; "1e-999" underflows, ERANGE) */
-    const char *problem = end == r->tok[k] || *end != '\0' ? "a number"
-                          : !isfinite(x)                    ? "a finite number"
-                          : errno == ERANGE                 ? "within the range of a double"
-                                                            : NULL;
+    double x;
+    const char *problem = pk_parse_finite(r->tok[k], &x);
     if (problem)
         return pk_fail_at(st, PK_ERR_FORMAT, t->path, r->line, "'%s': value %d '%s' is not %s",
                           r->tok[0], k, r->tok[k], problem);

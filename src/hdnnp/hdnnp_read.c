@@ -18,6 +18,7 @@
 
 #include "hdnnp_math.h"
 #include "hdnnp_model.h"
+#include "pk_parse.h"
 
 enum { MAX_TOK = 32, LINE_LEN = 1024 };
 
@@ -100,21 +101,14 @@ static pk_code bad_value(const nn_file *f, const nn_line *l, int t, const char *
                       l->tok[t], what);
 }
 
-/* A number that is finite and representable: strtod accepts "nan", "inf" and "1e999" (which
- * overflows to inf, errno ERANGE; "1e-999" underflows, also ERANGE), none of which belongs in a
- * model file. */
+/* A number that is finite and representable (pk_parse_finite). */
 static pk_code parse_double(const nn_file *f, const nn_line *l, int t, double *x, pk_status *st)
 {
     if (t >= l->ntok)
         return pk_fail_at(st, PK_ERR_FORMAT, f->path, l->line, "'%s': missing value %d",
                           l->tok[0], t);
-    char *end;
-    errno = 0;
-    *x = strtod(l->tok[t], &end);
-    if (end == l->tok[t] || *end) return bad_value(f, l, t, "a number", st);
-    if (!isfinite(*x)) return bad_value(f, l, t, "a finite number", st);
-    if (errno == ERANGE) return bad_value(f, l, t, "within the range of a double", st);
-    return PK_OK;
+    const char *problem = pk_parse_finite(l->tok[t], x);
+    return problem ? bad_value(f, l, t, problem, st) : PK_OK;
 }
 
 /* Bounds on what a model may hold. They are far outside any trained HDNNP and only catch
