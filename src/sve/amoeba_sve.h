@@ -55,4 +55,26 @@ static inline svfloat64_t amoeba_sve_exp_neg(svbool_t pg, svfloat64_t a)
     return svmul_f64_x(pg, p, svreinterpret_f64_u64(bits));
 }
 
+/* The SMOOTH-mode switch in the lanes, as amoeba_switch_x/_s/_dsdx (amoeba_internal.h):
+ * x = max(r - start, 0) / width, S = 1 - x^3 (10 - x (15 - 6 x)), dS/dx = -30 x^2 (1 - x)^2 */
+static inline svfloat64_t amoeba_sve_switch_x(svbool_t pg, svfloat64_t r, double start,
+                                              double inv_width)
+{
+    return svmax_n_f64_x(pg, svmul_n_f64_x(pg, svsub_n_f64_x(pg, r, start), inv_width), 0.0);
+}
+
+static inline svfloat64_t amoeba_sve_switch_s(svbool_t pg, svfloat64_t x)
+{
+    const svfloat64_t x3 = svmul_f64_x(pg, svmul_f64_x(pg, x, x), x);
+    const svfloat64_t poly =
+        svmls_f64_x(pg, svdup_f64(10.0), x, svmls_n_f64_x(pg, svdup_f64(15.0), x, 6.0));
+    return svmls_f64_x(pg, svdup_f64(1.0), x3, poly);
+}
+
+static inline svfloat64_t amoeba_sve_switch_dsdx(svbool_t pg, svfloat64_t x)
+{
+    const svfloat64_t y = svsubr_n_f64_x(pg, x, 1.0);
+    return svmul_f64_x(pg, svmul_n_f64_x(pg, svmul_f64_x(pg, x, x), -30.0), svmul_f64_x(pg, y, y));
+}
+
 #endif

@@ -84,14 +84,9 @@ void amoeba_sve_field(const amoeba_field_ctx *c, int i, const amoeba_batch *b, i
          * in LAMMPS mode); in SMOOTH mode they and the preconditioner block carry S(r) */
         const svfloat64_t in = svsel_f64(svcmple_n_f64(pg, r2, c->off2), one, zero);
         svfloat64_t sr = one;
-        if (smooth) {   /* S(x) = 1 - x^3 (10 - x (15 - 6 x)), x = max(r - start, 0) / width */
-            const svfloat64_t x = svmax_n_f64_x(
-                pg, svmul_n_f64_x(pg, svsub_n_f64_x(pg, rr, sw0), inv_width), 0.0);
-            const svfloat64_t x3 = svmul_f64_x(pg, svmul_f64_x(pg, x, x), x);
-            const svfloat64_t inner = svmls_f64_x(pg, svdup_f64(10.0), x,
-                                                  svmls_n_f64_x(pg, svdup_f64(15.0), x, 6.0));
-            sr = svmul_f64_x(pg, in, svmls_f64_x(pg, one, x3, inner));
-        }
+        if (smooth)
+            sr = svmul_f64_x(pg, in, amoeba_sve_switch_s(
+                                         pg, amoeba_sve_switch_x(pg, rr, sw0, inv_width)));
         const svfloat64_t fm = smooth ? sr : in;
         /* k's moments, gathered from its rpole row: components 0..6, 8, 9, 12 (the
          * quadrupole's upper triangle) */

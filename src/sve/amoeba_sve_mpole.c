@@ -132,16 +132,9 @@ static inline __attribute__((always_inline)) void mpole_mode(const amoeba_mpole_
             const svfloat64_t rr = MUL(r2, ir), qqs = MUL(MUL(fs, ci), ck);
             const svfloat64_t es =
                 MLS(e, svmul_n_f64_x(pg, qqs, c->iR2), svsubr_n_f64_x(pg, rr, 2.0 * c->R));
-            const svfloat64_t x = svmax_n_f64_x(
-                pg, svmul_n_f64_x(pg, svsub_n_f64_x(pg, rr, c->start), c->iw), 0.0);
-            /* S = 1 - x^3 (10 - x (15 - 6 x)), dS/dx = -30 x^2 (1 - x)^2 */
-            const svfloat64_t x2 = MUL(x, x), x3 = MUL(x2, x);
-            const svfloat64_t poly =
-                MLS(svdup_f64(10.0), x, svmls_n_f64_x(pg, svdup_f64(15.0), x, 6.0));
-            const svfloat64_t sr = MLS(one, x3, poly);
-            const svfloat64_t y = svsubr_n_f64_x(pg, x, 1.0);
-            const svfloat64_t dsdr =
-                svmul_n_f64_x(pg, MUL(svmul_n_f64_x(pg, x2, -30.0), MUL(y, y)), c->iw);
+            const svfloat64_t x = amoeba_sve_switch_x(pg, rr, c->start, c->iw);
+            const svfloat64_t sr = amoeba_sve_switch_s(pg, x);
+            const svfloat64_t dsdr = svmul_n_f64_x(pg, amoeba_sve_switch_dsdx(pg, x), c->iw);
             /* radial = -(S qq / R^2 + es dS/dr) / r */
             const svfloat64_t radial = svneg_f64_x(
                 pg, MUL(MLA(MUL(es, dsdr), sr, svmul_n_f64_x(pg, qqs, c->iR2)), ir));

@@ -163,16 +163,10 @@ static inline __attribute__((always_inline)) void polar_mode(const amoeba_polar_
             svadd_f64_x(pg, svadd_f64_x(pg, svadd_f64_x(pg, ike, kie), pde), dpe);
         if (smooth) {
             /* S times the force and torques, less e dS/dr r/|r| (polar_pairs_mode) */
-            const svfloat64_t x = svmax_n_f64_x(
-                pg, svmul_n_f64_x(pg, svsub_n_f64_x(pg, rr, c->start), c->inv_width), 0.0);
-            /* S = 1 - x^3 (10 - x (15 - 6 x)), dS/dx = -30 x^2 (1 - x)^2 */
-            const svfloat64_t x2 = MUL(x, x), x3 = MUL(x2, x);
-            const svfloat64_t poly =
-                MLS(svdup_f64(10.0), x, svmls_n_f64_x(pg, svdup_f64(15.0), x, 6.0));
-            const svfloat64_t sr = MLS(one, x3, poly);
-            const svfloat64_t y = svsubr_n_f64_x(pg, x, 1.0);
-            const svfloat64_t ds_dx = MUL(svmul_n_f64_x(pg, x2, -30.0), MUL(y, y));
-            const svfloat64_t dsdr = svmul_n_f64_x(pg, ds_dx, c->inv_width);
+            const svfloat64_t x = amoeba_sve_switch_x(pg, rr, c->start, c->inv_width);
+            const svfloat64_t sr = amoeba_sve_switch_s(pg, x);
+            const svfloat64_t dsdr =
+                svmul_n_f64_x(pg, amoeba_sve_switch_dsdx(pg, x), c->inv_width);
             const svfloat64_t ge = MUL(svneg_f64_x(pg, en), MUL(dsdr, ir));
             frx = MLA(MUL(sr, frx), ge, rx);
             fry = MLA(MUL(sr, fry), ge, ry);
