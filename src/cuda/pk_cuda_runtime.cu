@@ -70,7 +70,7 @@ extern "C" pk_code pk_cuda_open(pk_cuda_ctx *ctx, const pk_backend_request *req,
     err = cudaGetDeviceProperties(&prop, device);
     if (err != cudaSuccess) return fail_cuda(st, NULL, err, "cudaGetDeviceProperties", "choosing a GPU");
     ctx->device = device;
-    snprintf(ctx->name, sizeof ctx->name, "%s (device %d)", prop.name, device);
+    snprintf(ctx->name, sizeof ctx->name, "%.100s (device %d)", prop.name, device);
     cudaStream_t stream;
     err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     if (err != cudaSuccess) return fail_cuda(st, ctx, err, "cudaStreamCreate", "the instance's stream");
