@@ -13,9 +13,12 @@
 #           libyaml/Random123 .debs into a private prefix
 #   lammps  configure and build LAMMPS with GPU (GPU_ARCH), PLUGIN, DPD-MESO, ... (make -j nproc)
 #   plugin  configure and build PairKit with -DPAIRKIT_CUDA=ON against it (only the plugin
-#           target when `test` is not among the stages)
+#           target when neither `test` nor `bench` is among the stages)
 #   test    ctest -L cuda (none skipped, none missing), then ctest -R mdpd
-#   bench   bench/mdpd_gpu.py $BENCH_ARGS: mdpd/gpu vs mdpd/pk cuda double and mixed
+#   bench   the GPU benches named in $BENCHES: mdpd (bench/mdpd_gpu.py $BENCH_ARGS: mdpd/gpu vs
+#           mdpd/pk cuda double and mixed), deepmd and hdnnp (bench/<style>_gpu.py: the cuda
+#           backend in both precisions vs the cpu backend on all cores), each into
+#           $OUT/<style>_gpu.md
 # A stage first runs the earlier ones it needs that have not run in $WORK yet (a fresh node
 # starts from unpack; a warm one reuses $WORK), so `tools/gpu-node.sh bench` works on its own.
 # It stops at the first failing stage, prints that stage's last lines and a summary.
@@ -27,7 +30,8 @@
 #   BUNDLE=./offline           the offline bundle
 #   GPU_ARCH=sm_90             LAMMPS GPU_ARCH; PairKit gets CMAKE_CUDA_ARCHITECTURES=90
 #   JOBS=$(nproc)              build parallelism;  CTEST_JOBS=8
-#   BENCH_ARGS="--replicate 3 --steps 300 --ranks 1,8"   (add --ncu for Nsight Compute)
+#   BENCHES="mdpd deepmd hdnnp"
+#   BENCH_ARGS="--replicate 3 --steps 300 --ranks 1,8"   mdpd's (add --ncu for Nsight Compute)
 #   DEADLINE=570               seconds from the start after which the bench starts no new run
 #                              (the device tool stops a command at 600 s)
 #   NODE_DRY_RUN=1             configure only (no builds, tests or bench) and no GPU needed:
@@ -46,6 +50,7 @@ BUNDLE=${BUNDLE:-$repo/offline}
 GPU_ARCH=${GPU_ARCH:-sm_90}
 JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-8}
+BENCHES=${BENCHES:-mdpd deepmd hdnnp}
 BENCH_ARGS=${BENCH_ARGS:---replicate 3 --steps 300 --ranks 1,8}
 DEADLINE=${DEADLINE:-570}
 DRY=${NODE_DRY_RUN:-0}
@@ -212,7 +217,7 @@ stage_plugin() {
         && { echo "PairKit did not find $LAMMPS_ROOT/bin/lmp"; return 1; }
     if [ "$DRY" = 1 ]; then echo "dry run: PairKit configured, not built"; return 0; fi
     local target=()
-    wants test || target=(--target pairkitplugin)
+    wants test || wants bench || target=(--target pairkitplugin)   # the benches use the C bench programs
     echo "building PairKit ${target[*]} with $JOBS jobs (log: $LOGDIR/pairkit-build.log)"
     if ! cmake --build "$PK_BUILD" -j "$JOBS" "${target[@]}" >"$LOGDIR/pairkit-build.log" 2>&1; then
         grep -E -m 20 'error|Error' "$LOGDIR/pairkit-build.log" || true
@@ -243,14 +248,23 @@ stage_test() {
 }
 
 stage_bench() {
-    local remaining=$(( DEADLINE - ($(date +%s) - t_start) ))
-    [ "$remaining" -gt 30 ] || { echo "no time left for the bench (DEADLINE=$DEADLINE s)"; return 1; }
+    local style remaining
     mkdir -p "$LOGDIR/bench"
-    # BENCH_ARGS is split on spaces on purpose (options and their values).
-    # shellcheck disable=SC2086
-    python3 -u "$repo/bench/mdpd_gpu.py" --lmp "$LAMMPS_ROOT/bin/lmp" --plugin-dir "$PLUGIN_DIR" \
-        --lammps-src "$LAMMPS_SRC" --out "$OUT/mdpd_gpu.md" --logdir "$LOGDIR/bench" \
-        --max-seconds "$remaining" $BENCH_ARGS
+    for style in $BENCHES; do
+        remaining=$(( DEADLINE - ($(date +%s) - t_start) ))
+        [ "$remaining" -gt 30 ] || { echo "no time left for the $style bench (DEADLINE=$DEADLINE s)"; return 1; }
+        echo "--- bench $style ($remaining s left)"
+        if [ "$style" = mdpd ]; then
+            # BENCH_ARGS is split on spaces on purpose (options and their values).
+            # shellcheck disable=SC2086
+            python3 -u "$repo/bench/mdpd_gpu.py" --lmp "$LAMMPS_ROOT/bin/lmp" --plugin-dir "$PLUGIN_DIR" \
+                --lammps-src "$LAMMPS_SRC" --out "$OUT/mdpd_gpu.md" --logdir "$LOGDIR/bench" \
+                --max-seconds "$remaining" $BENCH_ARGS
+        else
+            python3 -u "$repo/bench/${style}_gpu.py" --build "$PK_BUILD" --out "$OUT/${style}_gpu.md" \
+                --max-seconds "$remaining"
+        fi
+    done
 }
 
 # ---- running stages, logging, summary -------------------------------------------------------
@@ -262,11 +276,13 @@ finish() {
         grep -h -m1 -A1 '^name, driver_version' "$NODELOG" 2>/dev/null || true
         grep -h -m1 'release' "$NODELOG" 2>/dev/null | sed 's/^/nvcc: /' || true
         grep -h -E '^(100%|[0-9]+%) tests passed' "$NODELOG" 2>/dev/null | sed 's/^/ctest: /' || true
-        if [ -f "$OUT/mdpd_gpu.md" ]; then
-            echo; sed -n '/^| beads/,/^$/p' "$OUT/mdpd_gpu.md"
-            grep '^- NOT RUN' "$OUT/mdpd_gpu.md" || true
-            echo "bench report: $OUT/mdpd_gpu.md"
-        fi
+        local report
+        for report in "$OUT"/*_gpu.md; do
+            [ -f "$report" ] || continue
+            echo; sed -n '/^|/,/^$/p' "$report"
+            grep '^- NOT RUN' "$report" || true
+            echo "bench report: $report"
+        done
         echo "logs: $NODELOG, $OUT/logs.tar.gz (stage, CMake, ctest and LAMMPS run logs)"
     } >"$SUMMARY"
     # Detailed logs in one archive (the device tool brings back at most 8 files).
