@@ -14,7 +14,7 @@
 #   lammps  configure and build LAMMPS with GPU (GPU_ARCH), PLUGIN, DPD-MESO, ... (make -j nproc)
 #   plugin  configure and build PairKit with -DPAIRKIT_CUDA=ON against it (only the plugin
 #           target when neither `test` nor `bench` is among the stages)
-#   test    ctest -L cuda (none skipped, none missing), then ctest -R mdpd
+#   test    ctest -L cuda (none skipped, none missing), then ctest -R "$CTEST_ALSO" (unless empty)
 #   bench   the GPU benches named in $BENCHES: mdpd (bench/mdpd_gpu.py $BENCH_ARGS: mdpd/gpu vs
 #           mdpd/pk cuda double and mixed), deepmd and hdnnp (bench/<style>_gpu.py: the cuda
 #           backend in both precisions vs the cpu backend on all cores), each into
@@ -30,6 +30,7 @@
 #   BUNDLE=./offline           the offline bundle
 #   GPU_ARCH=sm_90             LAMMPS GPU_ARCH; PairKit gets CMAKE_CUDA_ARCHITECTURES=90
 #   JOBS=$(nproc)              build parallelism;  CTEST_JOBS=8
+#   CTEST_ALSO=mdpd            the other tests the test stage runs (a ctest -R regex; empty: none)
 #   BENCHES="mdpd deepmd hdnnp"
 #   BENCH_ARGS="--replicate 3 --steps 300 --ranks 1,8"   mdpd's (add --ncu for Nsight Compute)
 #   DEADLINE=570               seconds from the start after which the bench starts no new run
@@ -50,6 +51,7 @@ BUNDLE=${BUNDLE:-$repo/offline}
 GPU_ARCH=${GPU_ARCH:-sm_90}
 JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-8}
+CTEST_ALSO=${CTEST_ALSO-mdpd}
 BENCHES=${BENCHES:-mdpd deepmd hdnnp}
 BENCH_ARGS=${BENCH_ARGS:---replicate 3 --steps 300 --ranks 1,8}
 DEADLINE=${DEADLINE:-570}
@@ -244,7 +246,7 @@ stage_test() {
         ctest -L cuda -V 2>&1 | grep -v '^[0-9]*: Test command' | tail -40
         return 1
     fi
-    ctest -R mdpd --output-on-failure -j "$CTEST_JOBS" 2>&1 | tee "$LOGDIR/ctest-mdpd.log"
+    [ -z "$CTEST_ALSO" ] || ctest -R "$CTEST_ALSO" --output-on-failure -j "$CTEST_JOBS" 2>&1 | tee "$LOGDIR/ctest-also.log"
 }
 
 stage_bench() {
