@@ -1,8 +1,10 @@
-/* Tinker .prm reader for the non-bonded AMOEBA terms.
+/* Tinker .prm reader for the non-bonded AMOEBA terms, and the out-of-plane bend settings
+ * LAMMPS's improper_style amoeba takes from the pair style.
  *
  * Sections (the "##  Title  ##" banners) decide what is read, as in LAMMPS amoeba:
  * literature text and valence sections are skipped, HIPPO sections are rejected, and the
- * records of the remaining sections are dispatched by keyword. */
+ * records of the remaining sections are dispatched by keyword. The out-of-plane bend
+ * section is checked (LAMMPS checks it too) though its constants come from the data file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ static sec_kind classify_section(const char *title)
 {
     static const char *const skip[] = {
         "Literature", "Bond Stretching", "Stretch-Bend", "Angle Bending", "Urey-Bradley",
-        "Out-of-Plane", "Torsional", "Pi-Torsion", "Stretch-Torsion", "Angle-Torsion",
+        "Torsional", "Pi-Torsion", "Stretch-Torsion", "Angle-Torsion",
         "Torsion-Torsion", "Biopolymer", "Improper", "Bond Angle", "Angle-Angle"};
     static const char *const hippo[] = {"Pauli Repulsion", "Dispersion Param",
                                         "Charge Penetration", "Charge Transfer"};
@@ -27,16 +29,16 @@ static sec_kind classify_section(const char *title)
     return SEC_PARSE;
 }
 
-/* Keywords of bonded terms and their settings: computed by other LAMMPS styles. */
+/* Keywords of bonded terms and their settings: computed by other LAMMPS styles, which take
+ * their constants from the data file (the opbend ones are read: see read_opbend). */
 static int is_valence_keyword(const char *k)
 {
     static const char *const v[] = {
         "bond", "bond-cubic", "bond-quartic", "angle", "anglep", "angle-cubic",
-        "angle-quartic", "angle-pentic", "angle-sextic", "strbnd", "ureybrad", "opbend",
-        "opbendtype", "opbend-cubic", "opbend-quartic", "opbend-pentic", "opbend-sextic",
-        "torsion", "torsionunit", "pitors", "tortors", "strtors", "angtors", "improper",
-        "imptors", "biotype", "bond3", "bond4", "bond5", "angle3", "angle4", "angle5",
-        "electneg", "piatom", "pibond"};
+        "angle-quartic", "angle-pentic", "angle-sextic", "strbnd", "ureybrad", "torsion",
+        "torsionunit", "pitors", "tortors", "strtors", "angtors", "improper", "imptors",
+        "biotype", "bond3", "bond4", "bond5", "angle3", "angle4", "angle5", "electneg",
+        "piatom", "pibond"};
     for (size_t n = 0; n < sizeof v / sizeof *v; n++)
         if (amoeba_streq(k, v[n])) return 1;
     return 0;
@@ -71,6 +73,11 @@ static int is_unsupported_keyword(const char *k)
 #define AMOEBA_MAX_THOLE 100.0
 /* dielectric constant: water's is 78; AMOEBA runs at 1 */
 #define AMOEBA_MAX_DIELECTRIC 1.0e4
+/* out-of-plane bend force constant (kcal/mol/rad^2): AMOEBA-BIO-2009's stiffest is 133 */
+#define AMOEBA_MAX_OPBEND_K 1.0e4
+/* opbend-cubic .. -sextic (deg^-1 .. deg^-4): AMOEBA's are -0.014, 5.6e-5, -7e-7, 2.2e-8;
+ * a magnitude of 1 would change the energy many times over at a 1-degree bend */
+#define AMOEBA_MAX_OPBEND_ANHARMONIC 1.0
 /* atom types and classes are dense indices (amoebabio18 uses 416 and 87). The two mixed
  * HAL tables hold classes^2 pairs each: 5000 classes take 400 MB; a class number of 20740
  * (found by fuzzing) asked for two tables of 3.4 GB. */
@@ -283,6 +290,31 @@ static pk_code read_polarize(prm_ctx *c, const amoeba_record *r)
     return PK_OK;
 }
 
+/* opbend class-a class-b class-c class-d k (Tinker kopbend.f): atom a bent out of the plane
+ * of its neighbour b and b's other neighbours, of classes c and d (0: any). Checked only:
+ * LAMMPS's improper_style amoeba takes k from the data file's Improper Coeffs. */
+static pk_code read_opbend(prm_ctx *c, const amoeba_record *r)
+{
+    int cl[4];
+    double k;
+    if (need(c, r, 5, 5) || get_class(c, r, 1, &cl[0]) || get_class(c, r, 2, &cl[1]))
+        return c->st->code;
+    for (int n = 2; n < 4; n++) {
+        if (amoeba_get_int(c->t, r, n + 1, &cl[n], c->st)) return c->st->code;
+        if (cl[n] != 0 && get_class(c, r, n + 1, &cl[n])) return c->st->code;
+    }
+    return amoeba_get_ranged(c->t, r, 5, "force constant", 0.0, 0, AMOEBA_MAX_OPBEND_K,
+                             "stiffer than any out-of-plane bend", &k, c->st);
+}
+
+/* One of opbend-cubic .. opbend-sextic. */
+static pk_code get_opbend_anharmonic(prm_ctx *c, const amoeba_record *r, double *v)
+{
+    const double lim = AMOEBA_MAX_OPBEND_ANHARMONIC;
+    return amoeba_get_ranged(c->t, r, 1, "anharmonic coefficient", -lim, 0, lim,
+                             "AMOEBA's are below 0.02 in magnitude", v, c->st);
+}
+
 /* "<term>-1N-scale" style keywords: returns N (1..5) or 0 if k does not match. The scale
  * arrays are indexed by special class (1-2 -> 1 ... 1-5 -> 4), i.e. N-1; index 0 is the
  * non-special factor 1, so "1-1" is accepted only where it has its own field. */
@@ -349,6 +381,20 @@ static pk_code read_setting(prm_ctx *c, const amoeba_record *r)
         if (amoeba_streq(w, "mutual")) m->polarization = PK_AMOEBA_POLAR_MUTUAL;
         else if (amoeba_streq(w, "direct")) m->polarization = PK_AMOEBA_POLAR_DIRECT;
         else return FAIL(PK_ERR_UNSUPPORTED, r, "polarization '%s' is not supported by amoeba/pk (MUTUAL or DIRECT)", w);
+    } else if (amoeba_streq(k, "opbendtype")) {
+        /* LAMMPS's improper_style amoeba computes the Allinger angle only, and LAMMPS
+         * amoeba refuses the file otherwise */
+        if (!amoeba_streq(w, "allinger"))
+            return FAIL(PK_ERR_UNSUPPORTED, r, "opbendtype '%s' is not supported (LAMMPS's "
+                        "improper_style amoeba computes the ALLINGER out-of-plane angle only)", w);
+    } else if (amoeba_streq(k, "opbend-cubic")) {
+        return get_opbend_anharmonic(c, r, &m->opbend_cubic);
+    } else if (amoeba_streq(k, "opbend-quartic")) {
+        return get_opbend_anharmonic(c, r, &m->opbend_quartic);
+    } else if (amoeba_streq(k, "opbend-pentic")) {
+        return get_opbend_anharmonic(c, r, &m->opbend_pentic);
+    } else if (amoeba_streq(k, "opbend-sextic")) {
+        return get_opbend_anharmonic(c, r, &m->opbend_sextic);
     } else if ((n = scale_index(k, "vdw-", "-scale")) > 1) {
         return get_scale(c, r, &m->vdw_scale[n - 1]);
     } else if ((n = scale_index(k, "mpole-", "-scale")) > 1) {
@@ -387,6 +433,7 @@ static pk_code dispatch(prm_ctx *c, const amoeba_record *r)
     if (amoeba_streq(k, "vdwpr") || amoeba_streq(k, "vdwpair")) return read_vdwpr(c, r);
     if (amoeba_streq(k, "multipole")) return read_multipole(c, r);
     if (amoeba_streq(k, "polarize")) return read_polarize(c, r);
+    if (amoeba_streq(k, "opbend")) return read_opbend(c, r);
     if (is_valence_keyword(k)) return PK_OK;
     if (is_unsupported_keyword(k))
         return FAIL(PK_ERR_UNSUPPORTED, r, "'%s' (HIPPO or other term) is not supported by amoeba/pk", k);

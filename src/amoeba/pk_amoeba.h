@@ -201,6 +201,10 @@ typedef struct {
     /* scale factors by special class: [0] non-special (1.0), [1..4] for 1-2..1-5 */
     double vdw_scale[5], mpole_scale[5], polar_scale[5], polar_intra[5], induce_scale[5];
     double direct11_scale, mutual11_scale;
+    /* out-of-plane bend anharmonicity (opbend-cubic .. opbend-sextic: coefficients of
+     * powers of the Allinger angle in degrees, as Tinker writes them; 0 if absent). Not used
+     * by amoeba/pk: LAMMPS's improper_style amoeba takes them from the pair style. */
+    double opbend_cubic, opbend_quartic, opbend_pentic, opbend_sextic;
     pk_amoeba_settings set;
 } pk_amoeba_model;
 

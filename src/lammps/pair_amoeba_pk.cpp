@@ -7,6 +7,7 @@
 #include "domain.h"
 #include "error.h"
 #include "force.h"
+#include "modify.h"
 #include "neigh_list.h"
 #include "neighbor.h"
 #include "update.h"
@@ -27,6 +28,27 @@ enum { PV_HAL = 0, PV_MPOLE = 3, PV_POLAR = 4, PV_SIZE = 6 };
 // read from the pair style (extract "<name>_flag"); amoeba/pk only stores them.
 static const char *const BONDED[7] = {"bond", "angle", "dihedral", "improper",
                                       "urey", "pitorsion", "bitorsion"};
+enum { B_BOND, B_ANGLE, B_DIHEDRAL, B_IMPROPER, B_UREY, B_PITORSION, B_BITORSION };
+
+// improper_style amoeba and fix amoeba/bitorsion find the pair style by the pattern
+// "^amoeba", which amoeba/pk matches; angle_style amoeba (angle and Urey-Bradley terms) and
+// fix amoeba/pitorsion look for a pair style named exactly "amoeba" or "hippo", never see
+// amoeba/pk's switches and compute their terms anyway. A switched-off term that one of
+// them computes is therefore refused rather than silently kept.
+static void check_unreachable_switches(LAMMPS_NS::LAMMPS *lmp, const int *flags)
+{
+  for (int b : {B_ANGLE, B_UREY})
+    if (!flags[b] && lmp->force->angle_style &&
+        LAMMPS_NS::utils::strmatch(lmp->force->angle_style, "^amoeba"))
+      lmp->error->all(FLERR, "{}: the {} term is switched off (include/exclude), but "
+                      "angle_style amoeba takes that switch only from a pair style named "
+                      "amoeba and would still compute it; switch the term on, or use another "
+                      "angle_style", STYLE, BONDED[b]);
+  if (!flags[B_PITORSION] && !lmp->modify->get_fix_by_style("^amoeba/pitorsion").empty())
+    lmp->error->all(FLERR, "{}: the pitorsion term is switched off (include/exclude), but fix "
+                    "amoeba/pitorsion takes that switch only from a pair style named amoeba "
+                    "and would still compute it; switch the term on, or unfix it", STYLE);
+}
 
 static const char *elec_name(int elec)
 {
@@ -151,6 +173,10 @@ void PairAmoebaPK::settings(int narg, char **arg)
   if (taper_arg > 0.0 && elec != PK_AMOEBA_ELEC_SMOOTH)
     error->all(FLERR, "{}: taper sets where the electrostatic switches of elec smooth start; "
                "elec lammps has hard cutoffs (no taper)", STYLE);
+  // as LAMMPS amoeba: no bond or dihedral style reads these two switches
+  if ((!bonded_flags[B_BOND] || !bonded_flags[B_DIHEDRAL]) && comm->me == 0)
+    error->warning(FLERR, "{}: bond and dihedral terms cannot be switched off by the pair "
+                   "style (include/exclude); use bond_style or dihedral_style zero", STYLE);
 }
 
 /* pair_coeff * * file.prm [file.key] */
@@ -239,9 +265,7 @@ void PairAmoebaPK::init_style()
                STYLE, update->unit_style);
   if (force->newton_pair == 0) error->all(FLERR, "{} requires newton pair on", STYLE);
   if (domain->dimension != 3) error->all(FLERR, "{} requires a 3d system", STYLE);
-  if (force->improper_style && utils::strmatch(force->improper_style, "^amoeba"))
-    error->all(FLERR, "{}: improper_style amoeba needs the opbend parameters of pair amoeba, "
-               "which amoeba/pk does not read; use pair_style amoeba", STYLE);
+  check_unreachable_switches(lmp, bonded_flags);
   check_atom_style();
   check_atom_types();
   model.set.elec = (pk_amoeba_elec) elec;
@@ -577,12 +601,21 @@ void PairAmoebaPK::unpack_reverse_comm(int n, int *list, double *buf)
     add_rows<0>(comm_doubles, comm_ncol, n, list, buf);
 }
 
-// What LAMMPS's AMOEBA bonded styles and fixes ask pair amoeba for.
+// What LAMMPS's AMOEBA bonded styles and fixes ask pair amoeba for: the per-atom AMOEBA
+// types and per-type atomic numbers (fix amoeba/bitorsion), the term switches, and the
+// opbend anharmonic coefficients as read from the prm file (improper amoeba; scalars, in
+// Tinker's units: powers of the out-of-plane angle in degrees).
 void *PairAmoebaPK::extract(const char *str, int &dim)
 {
   dim = 0;
   if (strcmp(str, "amtype") == 0) return index_amtype >= 0 ? atom->ivector[index_amtype] : nullptr;
   if (strcmp(str, "atomic_num") == 0) return have_model ? model.atomic_num : nullptr;
+  double *const opbend[4] = {&model.opbend_cubic, &model.opbend_quartic, &model.opbend_pentic,
+                             &model.opbend_sextic};
+  static const char *const OPBEND[4] = {"opbend_cubic", "opbend_quartic", "opbend_pentic",
+                                        "opbend_sextic"};
+  for (int k = 0; k < 4; k++)
+    if (strcmp(str, OPBEND[k]) == 0) return have_model ? opbend[k] : nullptr;
   for (int k = 0; k < 7; k++)
     if (std::string(str) == std::string(BONDED[k]) + "_flag") return &bonded_flags[k];
   return nullptr;

@@ -89,6 +89,23 @@ def water_files(**extra):
     return files
 
 
+# The ubiquitin example (9,737 atoms: the protein in water, AMOEBA's bonded styles and fixes).
+# Its key's Ewald/PME lines; pme-order too, which amoeba/pk refuses with the others.
+UBIQUITIN_PME_KEYWORDS = ("ewald", "ewald-alpha", "pewald-alpha", "pme-grid", "pme-order")
+UBIQUITIN_FILES = ("amoeba_ubiquitin.prm", "data.ubiquitin", "bitorsion.ubiquitin.data")
+
+
+def ubiquitin_files():
+    """The ubiquitin example's files, its key (same name) without the Ewald/PME lines."""
+    files = {name: example(name) for name in UBIQUITIN_FILES}
+    key = example("amoeba_ubiquitin.key").splitlines()
+    kept = [line for line in key
+            if not (line.split()[:1] and line.split()[0].lower() in UBIQUITIN_PME_KEYWORDS)]
+    assert len(key) - len(kept) == len(UBIQUITIN_PME_KEYWORDS), "the example key changed"
+    files["amoeba_ubiquitin.key"] = "\n".join(kept) + "\n"
+    return files
+
+
 # A water system with pair forces only (bonded styles zeroed after read_data).
 PAIR_ONLY = """units           real
 boundary        @BOUNDARY@

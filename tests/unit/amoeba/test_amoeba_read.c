@@ -291,6 +291,54 @@ static void bad_numbers(void)
                      "classes 1 and 1 is not finite (vdw records on lines 16 and 16");
 }
 
+/* The out-of-plane bend settings LAMMPS's improper_style amoeba takes from the pair style
+ * (opbendtype, opbend-cubic .. -sextic), and the opbend section, which is only checked. */
+static void opbend(void)
+{
+    pk_amoeba_model m;
+    pk_status st;
+    pk_code rc = pk_amoeba_read(&m, ts_data("amoeba_water.prm"), NULL, &st);
+    PK_CHECK(rc == PK_OK, "read water: %s", st.msg);
+    PK_CHECK(m.opbend_cubic == -0.014 && m.opbend_quartic == 0.000056 &&
+                 m.opbend_pentic == -0.0000007 && m.opbend_sextic == 0.000000022,
+             "opbend coefficients %g %g %g %g", m.opbend_cubic, m.opbend_quartic,
+             m.opbend_pentic, m.opbend_sextic);
+    pk_amoeba_free(&m);
+
+    /* a well-formed section (wildcard classes 0, a zero constant) is accepted; the
+     * coefficients default to 0 where the file is silent, as in Tinker */
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", PRM_HEAD,
+             "      ####################################\n"
+             "      ##  Out-of-Plane Bend Parameters  ##\n"
+             "      ####################################\n"
+             "opbend 1 2 0 0 41.70\nopbend 2 1 2 0 0.00\n");
+    rc = pk_amoeba_read(&m, write_file("opbend.prm", text), NULL, &st);
+    PK_CHECK(rc == PK_OK, "opbend section: %s", st.msg);
+    PK_CHECK(m.opbend_cubic == 0.0 && m.opbend_sextic == 0.0, "opbend defaults");
+    pk_amoeba_free(&m);
+
+    /* malformed records, inside their section and outside it */
+    expect_prm_error("      ####################################\n"
+                     "      ##  Out-of-Plane Bend Parameters  ##\n"
+                     "      ####################################\n"
+                     "opbend 1 2 0 41.70\n",
+                     PK_ERR_FORMAT, ":18:", "'opbend' takes 5 values, found 4");
+    expect_prm_error("opbend 1 3 0 0 41.70\n", PK_ERR_FORMAT, ":15:",
+                     "'opbend': atom class 3 is not defined");
+    expect_prm_error("opbend 1 2 0 -2 41.70\n", PK_ERR_FORMAT, ":15:", "atom class -2");
+    expect_prm_error("opbend 1 2 0 x 41.70\n", PK_ERR_FORMAT, ":15:", "value 4 'x' is not an integer");
+    expect_prm_error("opbend 1 2 0 0 nan\n", PK_ERR_FORMAT, ":15:",
+                     "'opbend': value 5 'nan' is not a finite number");
+    expect_prm_error("opbend 1 2 0 0 -41.7\n", PK_ERR_FORMAT, ":15:",
+                     "'opbend': force constant '-41.7' outside [0, 10000]");
+    expect_prm_error("opbend-cubic 14\n", PK_ERR_FORMAT, ":15:",
+                     "'opbend-cubic': anharmonic coefficient '14' outside [-1, 1]");
+    expect_prm_error("opbend-sextic 1e999\n", PK_ERR_FORMAT, ":15:", "'1e999' is not a finite number");
+    expect_prm_error("opbend-quartic\n", PK_ERR_FORMAT, ":15:", "'opbend-quartic' needs a value");
+    expect_prm_error("opbendtype W-D-C\n", PK_ERR_UNSUPPORTED, ":15:", "opbendtype 'W-D-C'");
+}
+
 /* The ubiquitin force field, if the LAMMPS tree is at hand (skipped otherwise). */
 static void ubiquitin(void)
 {
@@ -307,6 +355,8 @@ static void ubiquitin(void)
     pk_code rc = pk_amoeba_read(&m, prm, NULL, &st);
     PK_CHECK(rc == PK_OK, "ubiquitin prm: %s", st.msg);
     PK_CHECK(rc || m.nmpole == 496, "ubiquitin multipoles %d", m.nmpole);
+    PK_CHECK(rc || (m.opbend_cubic == -0.014 && m.opbend_sextic == 0.000000022),
+             "ubiquitin opbend coefficients %g %g", m.opbend_cubic, m.opbend_sextic);
     pk_amoeba_free(&m);
     rc = pk_amoeba_read(&m, prm, key, &st);
     PK_CHECK(rc == PK_ERR_UNSUPPORTED && strstr(st.msg, "ewald"), "ubiquitin key uses Ewald: %s", st.msg);
@@ -320,6 +370,7 @@ int main(void)
     frame_kinds();
     bad_inputs();
     bad_numbers();
+    opbend();
     ubiquitin();
     return pk_test_finish();
 }
