@@ -15,10 +15,11 @@
 #   plugin  configure and build PairKit with -DPAIRKIT_CUDA=ON against it (only the plugin
 #           target when neither `test` nor `bench` is among the stages)
 #   test    ctest -L cuda (none skipped, none missing), then ctest -R "$CTEST_ALSO" (unless empty)
-#   bench   the GPU benches named in $BENCHES: mdpd (bench/mdpd_gpu.py $BENCH_ARGS: mdpd/gpu vs
-#           mdpd/pk cuda double and mixed), deepmd and hdnnp (bench/<style>_gpu.py: the cuda
-#           backend in both precisions vs the cpu backend on all cores), each into
-#           $OUT/<style>_gpu.md
+#   bench   the GPU benches named in $BENCHES, each into $OUT/<style>_gpu.md: mdpd
+#           (bench/mdpd_gpu.py $BENCH_ARGS: mdpd/gpu vs mdpd/pk cuda double and mixed), amoeba
+#           (bench/amoeba_gpu.py: amoeba/gpu vs amoeba/pk cuda), deepmd and hdnnp
+#           (bench/<style>_gpu.py: the cuda backend in both precisions vs the cpu backend on
+#           all cores)
 # A stage first runs the earlier ones it needs that have not run in $WORK yet (a fresh node
 # starts from unpack; a warm one reuses $WORK), so `tools/gpu-node.sh bench` works on its own.
 # It stops at the first failing stage, prints that stage's last lines and a summary.
@@ -31,7 +32,7 @@
 #   GPU_ARCH=sm_90             LAMMPS GPU_ARCH; PairKit gets CMAKE_CUDA_ARCHITECTURES=90
 #   JOBS=$(nproc)              build parallelism;  CTEST_JOBS=8
 #   CTEST_ALSO=mdpd            the other tests the test stage runs (a ctest -R regex; empty: none)
-#   BENCHES="mdpd deepmd hdnnp"
+#   BENCHES="mdpd deepmd hdnnp amoeba"
 #   BENCH_ARGS="--replicate 3 --steps 300 --ranks 1,8"   mdpd's (add --ncu for Nsight Compute)
 #   DEADLINE=570               seconds from the start after which the bench starts no new run
 #                              (the device tool stops a command at 600 s)
@@ -52,7 +53,7 @@ GPU_ARCH=${GPU_ARCH:-sm_90}
 JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-8}
 CTEST_ALSO=${CTEST_ALSO-mdpd}
-BENCHES=${BENCHES:-mdpd deepmd hdnnp}
+BENCHES=${BENCHES:-mdpd deepmd hdnnp amoeba}
 BENCH_ARGS=${BENCH_ARGS:---replicate 3 --steps 300 --ranks 1,8}
 DEADLINE=${DEADLINE:-570}
 DRY=${NODE_DRY_RUN:-0}
@@ -249,24 +250,36 @@ stage_test() {
     [ -z "$CTEST_ALSO" ] || ctest -R "$CTEST_ALSO" --output-on-failure -j "$CTEST_JOBS" 2>&1 | tee "$LOGDIR/ctest-also.log"
 }
 
+bench_one() {
+    local style=$1 remaining=$2
+    case $style in
+        mdpd)
+            # BENCH_ARGS is split on spaces on purpose (options and their values).
+            # shellcheck disable=SC2086
+            python3 -u "$repo/bench/mdpd_gpu.py" --lmp "$LAMMPS_ROOT/bin/lmp" \
+                --plugin-dir "$PLUGIN_DIR" --lammps-src "$LAMMPS_SRC" --out "$OUT/mdpd_gpu.md" \
+                --logdir "$LOGDIR/bench" --max-seconds "$remaining" $BENCH_ARGS ;;
+        amoeba)
+            python3 -u "$repo/bench/amoeba_gpu.py" --lmp "$LAMMPS_ROOT/bin/lmp" \
+                --plugin-dir "$PLUGIN_DIR" --lammps-src "$LAMMPS_SRC" \
+                --out "$OUT/amoeba_gpu.md" --max-seconds "$remaining" ;;
+        *)
+            python3 -u "$repo/bench/${style}_gpu.py" --build "$PK_BUILD" \
+                --out "$OUT/${style}_gpu.md" --max-seconds "$remaining" ;;
+    esac
+}
+
+# Every bench named runs while time is left, also after one of them failed.
 stage_bench() {
-    local style remaining
+    local style remaining failed=""
     mkdir -p "$LOGDIR/bench"
     for style in $BENCHES; do
         remaining=$(( DEADLINE - ($(date +%s) - t_start) ))
         [ "$remaining" -gt 30 ] || { echo "no time left for the $style bench (DEADLINE=$DEADLINE s)"; return 1; }
         echo "--- bench $style ($remaining s left)"
-        if [ "$style" = mdpd ]; then
-            # BENCH_ARGS is split on spaces on purpose (options and their values).
-            # shellcheck disable=SC2086
-            python3 -u "$repo/bench/mdpd_gpu.py" --lmp "$LAMMPS_ROOT/bin/lmp" --plugin-dir "$PLUGIN_DIR" \
-                --lammps-src "$LAMMPS_SRC" --out "$OUT/mdpd_gpu.md" --logdir "$LOGDIR/bench" \
-                --max-seconds "$remaining" $BENCH_ARGS
-        else
-            python3 -u "$repo/bench/${style}_gpu.py" --build "$PK_BUILD" --out "$OUT/${style}_gpu.md" \
-                --max-seconds "$remaining"
-        fi
+        bench_one "$style" "$remaining" || failed="$failed $style"
     done
+    [ -z "$failed" ] || { echo "benches that failed:$failed"; return 1; }
 }
 
 # ---- running stages, logging, summary -------------------------------------------------------
