@@ -201,19 +201,25 @@ void pk_deepmd_overflow_reset(pk_deepmd *dp)
 
 /* Atoms at one point: the rows (1/r, d/r^2) of se_e2_a and their derivatives are infinite
  * at r = 0 (and overflow just above), so a neighbour this close (A) is an error, not NaN. */
-#define DP_OVERLAP_R 1e-10
+#define DP_OVERLAP_R DP_HD_OVERLAP_R
+
+pk_code dp_overlap_error(const dp_model *m, int i, int ti, const dp_nbr *n, const pk_tag *tag,
+                         pk_status *st)
+{
+    const int j = n->j;
+    return pk_fail(st, PK_ERR_RANGE,
+                   "atoms %ld (%s) and %ld (%s) overlap: r = %.6g < %g, where the "
+                   "descriptor 1/r is infinite", tag ? (long)tag[i] : (long)i + 1,
+                   m->type_map[ti], tag ? (long)tag[j] : (long)j + 1,
+                   m->type_map[n->type], n->r, DP_OVERLAP_R);
+}
 
 static pk_code check_overlap(const dp_model *m, int i, int ti, const dp_nbr *nbr, int nn,
                              const pk_tag *tag, pk_status *st)
 {
     for (int q = 0; q < nn; q++) {
         if (nbr[q].r >= DP_OVERLAP_R || m->excl[ti * m->ntypes + nbr[q].type]) continue;
-        const int j = nbr[q].j;
-        return pk_fail(st, PK_ERR_RANGE,
-                       "atoms %ld (%s) and %ld (%s) overlap: r = %.6g < %g, where the "
-                       "descriptor 1/r is infinite", tag ? (long)tag[i] : (long)i + 1,
-                       m->type_map[ti], tag ? (long)tag[j] : (long)j + 1,
-                       m->type_map[nbr[q].type], nbr[q].r, DP_OVERLAP_R);
+        return dp_overlap_error(m, i, ti, &nbr[q], tag, st);
     }
     return PK_OK;
 }
@@ -316,15 +322,9 @@ pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl,
     return pk_backend_compute(&dp->backend, dp, &args, out, st);
 }
 
-pk_code dp_compute(pk_deepmd *dp, const dp_kernels *kern, const pk_atoms *at, const pk_neigh *nl,
-                   pk_out *out, double (*vatom9)[9], pk_status *st)
+pk_code dp_model_types(pk_deepmd *dp, const pk_atoms *at, pk_status *st)
 {
-    const dp_model *m = &dp->m;
     const int nall = at->nlocal + at->nghost;
-    pk_status_clear(st);
-    if (!dp->lmp2model) return pk_fail(st, PK_ERR_ARG, "type map is not set");
-    if (!out->f) return pk_fail(st, PK_ERR_ARG, "forces must be requested");
-
     if (pk_buffer_reserve(&dp->mtype, (size_t)nall + 1, sizeof(int), st)) return st->code;
     int *mtype = dp->mtype.data;
     for (int a = 0; a < nall; a++) {
@@ -334,6 +334,20 @@ pk_code dp_compute(pk_deepmd *dp, const dp_kernels *kern, const pk_atoms *at, co
                            t, dp->nlmp);
         mtype[a] = dp->lmp2model[t];
     }
+    return PK_OK;
+}
+
+pk_code dp_compute(pk_deepmd *dp, const dp_kernels *kern, const pk_atoms *at, const pk_neigh *nl,
+                   pk_out *out, double (*vatom9)[9], pk_status *st)
+{
+    const dp_model *m = &dp->m;
+    const int nall = at->nlocal + at->nghost;
+    pk_status_clear(st);
+    if (!dp->lmp2model) return pk_fail(st, PK_ERR_ARG, "type map is not set");
+    if (!out->f) return pk_fail(st, PK_ERR_ARG, "forces must be requested");
+
+    if (dp_model_types(dp, at, st)) return st->code;
+    const int *mtype = dp->mtype.data;
     int maxnb = 0;
     for (int ii = 0; ii < nl->inum; ii++)
         if (nl->numneigh[nl->ilist[ii]] > maxnb) maxnb = nl->numneigh[nl->ilist[ii]];

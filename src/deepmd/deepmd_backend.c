@@ -1,5 +1,7 @@
 /* deepmd/pk backends (pk_backend.h): the portable C kernel as the cpu backend, and the
  * choice of a model's backend. */
+#include <stdio.h>
+
 #include "deepmd_internal.h"
 
 static void fit_cpu(const pk_deepmd *dp, int ti, int nb, const double *T, double *e,
@@ -20,18 +22,36 @@ static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *o
 
 static const pk_backend_ops cpu_backend = PK_BACKEND_CPU_OPS(cpu_compute);
 
-/* cuda: not written yet */
 const pk_backend_ops *const pk_deepmd_backends[PK_BACKEND_COUNT] = {
     [PK_BACKEND_CPU] = &cpu_backend,
+#ifdef PK_HAVE_CUDA
+    [PK_BACKEND_CUDA] = &pk_deepmd_backend_cuda,
+#endif
 #ifdef PK_HAVE_SVE
     [PK_BACKEND_SVE] = &pk_deepmd_backend_sve,
 #endif
 };
 
+/* The CUDA kernel is the tabulated one: with `tabulate no`, auto runs what it would take
+ * without CUDA and says why, where an explicit `backend cuda` is refused at init. */
 pk_code pk_deepmd_set_backend(pk_deepmd *dp, const pk_backend_request *req, pk_status *st)
 {
     pk_status_clear(st);
-    return pk_backend_select(&dp->backend, "deepmd/pk", pk_deepmd_backends, dp, req, st);
+    pk_backend_request r = *req;
+    pk_backend_kind kind;
+    char note[sizeof dp->backend.note];
+    const int exact_passes_cuda =
+        req->kind == PK_BACKEND_AUTO && !dp->opt.tabulate &&
+        pk_backend_choose("deepmd/pk", pk_deepmd_backends, req, &kind, note, sizeof note, st) ==
+            PK_OK && kind == PK_BACKEND_CUDA;
+    pk_status_clear(st);
+    if (exact_passes_cuda) r.kind = PK_BACKEND_CPU;
+    if (pk_backend_select(&dp->backend, "deepmd/pk", pk_deepmd_backends, dp, &r, st))
+        return st->code;
+    if (exact_passes_cuda)
+        snprintf(dp->backend.note, sizeof dp->backend.note,
+                 "cuda not used: tabulate no (the CUDA kernel is the tabulated one)");
+    return PK_OK;
 }
 
 const pk_backend_slot *pk_deepmd_backend(const pk_deepmd *dp) { return &dp->backend; }

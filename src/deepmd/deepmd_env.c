@@ -59,33 +59,9 @@ int dp_env_gather(const dp_model *m, const int *mtype, const double (*x)[3], int
     return nn;
 }
 
-/* w(r) and dw/dr. */
-static inline void switch_fn(const dp_model *m, double r, double *w, double *dw)
-{
-    if (r <= m->rcut_smth) { *w = 1.0; *dw = 0.0; return; }
-    if (r >= m->rcut) { *w = 0.0; *dw = 0.0; return; }
-    double inv = 1.0 / (m->rcut - m->rcut_smth), u = (r - m->rcut_smth) * inv;
-    double u2 = u * u, u3 = u2 * u;
-    *w = u3 * (-6.0 * u2 + 15.0 * u - 10.0) + 1.0;
-    *dw = u2 * (-30.0 * u2 + 60.0 * u - 30.0) * inv;
-}
-
 void dp_env_row(const dp_model *m, const dp_nbr *n, double R[4], double dR[4][3])
 {
-    double w, dw, rho = n->r + m->protection;
-    switch_fn(m, n->r, &w, &dw);
-    double ir = 1.0 / rho, ir2 = ir * ir;
-    R[0] = w * ir;
-    for (int a = 0; a < 3; a++) R[1 + a] = w * n->d[a] * ir2;
-    if (!dR) return;
-    /* dR0/dd = (w'/rho - w/rho^2) d/r; dRa/dd_b = w delta_ab/rho^2 + d_a (w'/rho^2 -
-     * 2w/rho^3) d_b/r. */
-    double c0 = (dw * ir - w * ir2) / n->r, c1 = (dw * ir2 - 2.0 * w * ir2 * ir) / n->r;
-    for (int b = 0; b < 3; b++) {
-        dR[0][b] = c0 * n->d[b];
-        for (int a = 0; a < 3; a++)
-            dR[1 + a][b] = (a == b ? w * ir2 : 0.0) + n->d[a] * c1 * n->d[b];
-    }
+    dp_hd_env_row(m->rcut, m->rcut_smth, m->protection, n->r, n->d, R, dR);
 }
 
 void dp_env_scatter(const dp_model *m, const dp_nbr *n, int i, const double g[4], dp_sink *sk)

@@ -6,8 +6,13 @@
 #include <string.h>
 
 #include "deepmd.h"
+#include "deepmd_hd.h"
 #include "pk_threads.h"
 #include "pk_workspace.h"
+
+#ifdef __cplusplus
+extern "C" {   /* the CUDA backend (deepmd_cuda.cu) calls the C side */
+#endif
 
 /* Four doubles as one value (GNU vector extension: one AVX register, or two SSE ones), for
  * the loops the vectoriser gets wrong or may not reorder (sums). */
@@ -26,8 +31,11 @@ static inline double dp_v4_sum(dp_v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); 
 
 /* ---- networks (deepmd_net.c) ------------------------------------------------------------ */
 
-typedef enum { DP_ACT_NONE, DP_ACT_TANH, DP_ACT_RELU, DP_ACT_RELU6, DP_ACT_SOFTPLUS,
-               DP_ACT_SIGMOID } dp_act;
+/* dp_act and dp_act_eval(act, z, &a, &a1, &a2) (a = act(z) and its first two derivatives)
+ * live in deepmd_hd.h, shared with the CUDA backend. tanh comes from libm: in the tabulated
+ * kernel on the realistic-size water model it takes 2-4% of the time of the cpu backend
+ * (perf), so the cpu backend keeps it exact; the sve backend can use the table of
+ * deepmd_tanh.c. */
 
 /* y = act(x W + b) [* idt] [+ x if nout == nin, + (x, x) if nout == 2 nin, when resnet]. */
 typedef struct {
@@ -45,42 +53,6 @@ typedef struct {
     int width;     /* widest layer (input included): scratch size unit */
     dp_layer *layer;
 } dp_net;
-
-/* a = act(z), a1 = act'(z), a2 = act''(z). tanh comes from libm: in the tabulated kernel on
- * the realistic-size water model it takes 2-4% of the time of the cpu backend (perf), so the
- * cpu backend keeps it exact; the sve backend can use the table of deepmd_tanh.c. */
-static inline void dp_act_eval(dp_act act, double z, double *a, double *a1, double *a2)
-{
-    switch (act) {
-    case DP_ACT_TANH: {
-        double t = tanh(z), d = 1.0 - t * t;
-        *a = t; *a1 = d; *a2 = -2.0 * t * d;
-        return;
-    }
-    case DP_ACT_RELU:
-        *a = z > 0 ? z : 0; *a1 = z > 0 ? 1 : 0; *a2 = 0;
-        return;
-    case DP_ACT_RELU6:
-        *a = z > 0 ? (z < 6 ? z : 6) : 0; *a1 = (z > 0 && z < 6) ? 1 : 0; *a2 = 0;
-        return;
-    case DP_ACT_SIGMOID: {
-        double sg = 1.0 / (1.0 + exp(-z)), d = sg * (1.0 - sg);
-        *a = sg; *a1 = d; *a2 = d * (1.0 - 2.0 * sg);
-        return;
-    }
-    case DP_ACT_SOFTPLUS: {
-        /* log(1 + e^z) written to avoid overflow; derivative is the sigmoid. */
-        double sg = 1.0 / (1.0 + exp(-z));
-        *a = z > 0 ? z + log1p(exp(-z)) : log1p(exp(z));
-        *a1 = sg; *a2 = sg * (1.0 - sg);
-        return;
-    }
-    case DP_ACT_NONE:
-    default:
-        *a = z; *a1 = 1; *a2 = 0;
-        return;
-    }
-}
 
 /* Embedding net of one scalar input: y = G(s), and dy = G'(s), d2y = G''(s) when not
  * NULL. scratch holds 6 * width doubles. */
@@ -181,22 +153,10 @@ void dp_tables_free(dp_tables *t, const dp_model *m);
 static inline int dp_table_locate(const dp_table *t, double s, int ng, const double **c,
                                   double *dt)
 {
+    const dp_hd_range r = {t->s0, t->s1, t->s2, t->h0, t->h1, t->n0, t->n1};
     int k;
-    double base;
-    if (s < t->s1) {
-        k = (int)((s - t->s0) / t->h0);
-        if (k < 0) k = 0;                 /* round-off below the padding value */
-        if (k >= t->n0) k = t->n0 - 1;
-        base = t->s0 + k * t->h0;
-    } else {
-        if (!(s <= t->s2)) return 0;
-        int k1 = (int)((s - t->s1) / t->h1);
-        if (k1 >= t->n1) k1 = t->n1 - 1;
-        base = t->s1 + k1 * t->h1;
-        k = t->n0 + k1;
-    }
+    if (!dp_hd_locate(&r, s, &k, dt)) return 0;
     *c = t->coef + (size_t)k * ng * 6;
-    *dt = s - base;
     return 1;
 }
 
@@ -326,9 +286,25 @@ extern const dp_kernels dp_kernels_cpu;
 pk_code dp_compute(pk_deepmd *dp, const dp_kernels *k, const pk_atoms *at, const pk_neigh *nl,
                    pk_out *out, double (*vatom9)[9], pk_status *st);
 
+/* dp->mtype (model type of every atom, -1 not handled) from the LAMMPS types; PK_ERR_ARG
+ * for a type outside the map. */
+pk_code dp_model_types(pk_deepmd *dp, const pk_atoms *at, pk_status *st);
+/* PK_ERR_RANGE for neighbour n of centre i at (nearly) the same point (r < 1e-10). */
+pk_code dp_overlap_error(const dp_model *m, int i, int ti, const dp_nbr *n, const pk_tag *tag,
+                         pk_status *st);
+
+#ifdef PK_HAVE_CUDA
+/* The cuda backend (src/cuda/deepmd_cuda.cu): the tabulated kernel on the GPU. */
+extern const pk_backend_ops pk_deepmd_backend_cuda;
+#endif
+
 #ifdef PK_HAVE_SVE
 /* The sve backend (src/sve/deepmd_sve*.c): tabulated kernels and fitting nets in ACLE. */
 extern const pk_backend_ops pk_deepmd_backend_sve;
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif
