@@ -6,10 +6,12 @@
  * Forces: F_n = -dE_i/dx_n = -sum_s (dE_i/dGs_s) factor_s dG_s/dx_n for every neighbour n of
  * centre i (ghosts included; hdnnp_contract), and F_i = -sum_n F_n (translation invariance).
  * The virial of centre i is sum_n (x_n - x_i) (x) F_n, which needs no other centre. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hdnnp_gpu.h"
 #include "hdnnp_kernel.h"
 #include "pk_threads.h"
 #include "pk_timer.h"
@@ -127,27 +129,44 @@ static void record_ew(hdnnp_thread *th, const pk_atoms *atoms, int i, int ce, in
     w->gmax = sf->gmax;
 }
 
-/* Atoms at one point: the unit vectors d/r of the symmetry functions' derivatives and the
- * angles are undefined at r = 0, so a neighbour this close (model length units) is an
+/* Atoms at one point (closer than HDNNP_OVERLAP_R, hdnnp_model.h): the unit vectors d/r of
+ * the symmetry functions' derivatives and the angles are undefined at r = 0, so this is an
  * error, not NaN. */
-#define HDNNP_OVERLAP_R 1e-10
+static pk_code overlap_fail(const pk_hdnnp_model *m, const pk_atoms *atoms, int i, int ce, int j,
+                            double r, const int *t2e, pk_status *st)
+{
+    const pk_tag *tag = atoms->tag;
+    return pk_fail(st, PK_ERR_RANGE,
+                   "atoms %ld (%s) and %ld (%s) overlap: r = %.6g < %g (model length "
+                   "units), where the symmetry functions' derivatives are undefined",
+                   tag ? (long)tag[i] : (long)i + 1, pk_hdnnp_element_symbol(m, ce),
+                   tag ? (long)tag[j] : (long)j + 1,
+                   pk_hdnnp_element_symbol(m, t2e[atoms->type[j]]), r, HDNNP_OVERLAP_R);
+}
 
 static pk_code check_overlap(const pk_hdnnp_model *m, const hdnnp_env *e, const pk_atoms *atoms,
                              int i, int ce, const int *t2e, pk_status *st)
 {
-    for (int p = 0; p < e->n; p++) {
-        if (e->r[p] >= HDNNP_OVERLAP_R) continue;
-        const int j = e->idx[p];
-        const pk_tag *tag = atoms->tag;
-        return pk_fail(st, PK_ERR_RANGE,
-                       "atoms %ld (%s) and %ld (%s) overlap: r = %.6g < %g (model length "
-                       "units), where the symmetry functions' derivatives are undefined",
-                       tag ? (long)tag[i] : (long)i + 1, pk_hdnnp_element_symbol(m, ce),
-                       tag ? (long)tag[j] : (long)j + 1,
-                       pk_hdnnp_element_symbol(m, t2e[atoms->type[j]]), e->r[p],
-                       HDNNP_OVERLAP_R);
-    }
+    for (int p = 0; p < e->n; p++)
+        if (e->r[p] < HDNNP_OVERLAP_R)
+            return overlap_fail(m, atoms, i, ce, e->idx[p], e->r[p], t2e, st);
     return PK_OK;
+}
+
+pk_code hdnnp_overlap_fail(const pk_hdnnp_model *m, const pk_atoms *atoms, const pk_neigh *nl,
+                           int ii, const int *t2e, pk_status *st)
+{
+    const int i = nl->ilist[ii], ce = t2e[atoms->type[i]], *jlist = nl->firstneigh[i];
+    const double *xi = atoms->x[i];
+    for (int e = 0; e < m->nelements; e++)   /* element order, as the environments */
+        for (int jj = 0; jj < nl->numneigh[i]; jj++) {
+            const int j = pk_neigh_index(jlist[jj]);
+            if (t2e[atoms->type[j]] != e) continue;
+            const double dx = atoms->x[j][0] - xi[0], dy = atoms->x[j][1] - xi[1];
+            const double dz = atoms->x[j][2] - xi[2], r = sqrt(dx * dx + dy * dy + dz * dz);
+            if (r < HDNNP_OVERLAP_R) return overlap_fail(m, atoms, i, ce, j, r, t2e, st);
+        }
+    return pk_fail(st, PK_ERR_RANGE, "overlapping atoms near atom %d", i + 1);
 }
 
 /* One centre atom: everything from neighbours to forces. */
@@ -281,6 +300,14 @@ pk_code hdnnp_compute_with(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_
     if (out->want_virial)
         for (int q = 0; q < 6; q++) out->virial[q] += virial[q];
     return PK_OK;
+}
+
+const pk_hdnnp_model *hdnnp_context_model(const pk_hdnnp_context *c) { return c->m; }
+
+void hdnnp_context_ew_add(pk_hdnnp_context *c, const pk_hdnnp_ew *w, size_t n, long count)
+{
+    c->ewcount += count;
+    for (size_t k = 0; k < n && c->new < PK_HDNNP_EW_KEEP; k++) c->ew[c->new++] = w[k];
 }
 
 long pk_hdnnp_ew_count(const pk_hdnnp_context *c) { return c->ewcount; }

@@ -8,6 +8,10 @@
 
 enum { HDNNP_MAX_ELEMENTS = 16, HDNNP_MAX_LAYERS = 16 };
 
+/* Atoms closer than this (model length units) are an error: the derivatives of the symmetry
+ * functions are undefined at r = 0. */
+#define HDNNP_OVERLAP_R 1e-10
+
 /* n2p2 CutoffFunction::CutoffType numbering; HDNNP_CT_COMPACT (not an n2p2 cutoff type) is
  * the radial window of the compact-support symmetry functions 20-25. */
 typedef enum {

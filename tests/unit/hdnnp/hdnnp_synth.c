@@ -87,3 +87,47 @@ int hd_synth_write(const char *dir, const hd_synth *m, const int *nsf, const int
 }
 
 const int hd_synth_all_types_nsf[2] = {10, 9};
+
+void hd_agree_cluster(hd_system *s)
+{
+    s->nlocal = HD_AGREE_NAT;
+    s->x = malloc(sizeof(double[3]) * HD_AGREE_NAT);
+    s->type = malloc(sizeof(int) * HD_AGREE_NAT);
+    unsigned seed = 7u;
+    for (int i = 0; i < HD_AGREE_NAT; i++) {   /* no two atoms closer than 0.9 */
+        for (int tries = 0; tries < 1000; tries++) {
+            for (int q = 0; q < 3; q++) s->x[i][q] = 6.5 * hd_rand(&seed);
+            int ok = 1;
+            for (int j = 0; j < i && ok; j++) {
+                const double dx = s->x[i][0] - s->x[j][0], dy = s->x[i][1] - s->x[j][1];
+                const double dz = s->x[i][2] - s->x[j][2];
+                ok = dx * dx + dy * dy + dz * dz > 0.81;
+            }
+            if (ok) break;
+        }
+        s->type[i] = i % 3 == 0 ? 2 : 1;
+    }
+    hd_make_neigh(s, 4.5);
+}
+
+int hd_agree_model_write(const char *dir, int cut, const char **activations)
+{
+    /* every type, plus a non-integer zeta and a large integer one (P^(zeta-1) by pow), and
+     * a function with its own cutoff radius */
+    static const char *const symfuncs =
+        HD_SYNTH_ALL_TYPES "symfunction_short O 3 H O 0.05 1 2.5 4.0\n"
+                           "symfunction_short H 9 H H 0.03 -1 6.0 3.8 0.2\n";
+    const int nsf[2] = {hd_synth_all_types_nsf[0] + 1, hd_synth_all_types_nsf[1] + 1};
+    static const int zs[2] = {1, 8}, hidden[2] = {6, 5};
+    static const char *const acts[] = {"t t l", "s p l", "g c l", "S e l", "h r l"};
+    char net[256];
+    const char *act = acts[cut % 5];
+    snprintf(net, sizeof net,
+             "global_hidden_layers_short 2\nglobal_nodes_short 6 5\n"
+             "global_activation_short %s\n", act);
+    const hd_synth syn = {"H O", 2, cut, cut == 1 || cut >= 4 ? 0.2 : 0.0,
+                          "scale_symmetry_functions\n", net,
+                          cut == 5 ? "normalize_nodes\n" : "", symfuncs, 31u + (unsigned)cut};
+    *activations = act;
+    return hd_synth_write(dir, &syn, nsf, zs, hidden, 2);
+}

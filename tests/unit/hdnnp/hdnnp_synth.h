@@ -45,4 +45,14 @@ double hd_rand(unsigned *state);
 int hd_cluster_avoids(const double (*x)[3], int n, const double *dist, int nd, const double *deg,
                       int na, double margin);
 
+/* The agreement tests' synthetic cases: a random 40-atom H/O cluster (no two atoms closer
+ * than 0.9, all neighbours within the cutoffs) with its full list (HD_AGREE_NAT atoms, no
+ * ghosts), and per cutoff type 0-8 a model using every symmetry-function type (plus a
+ * non-integer zeta, a large integer one and a function with its own cutoff) and a set of
+ * activations, written to dir; *activations receives their letters. Returns 0 on success. */
+enum { HD_AGREE_NAT = 40, HD_AGREE_NCUT = 9 };
+struct hd_system_s;
+void hd_agree_cluster(struct hd_system_s *s);
+int hd_agree_model_write(const char *dir, int cutoff_type, const char **activations);
+
 #endif

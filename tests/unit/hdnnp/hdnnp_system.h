@@ -5,7 +5,7 @@
 
 #include "pk_views.h"
 
-typedef struct {
+typedef struct hd_system_s {
     int nlocal, nghost;
     double (*x)[3];        /* owned then ghosts */
     int *type;             /* LAMMPS-style 1-based types */
@@ -21,7 +21,10 @@ typedef struct {
 int hd_read_n2p2(const char *path, const char *const *symbols, int nsym, hd_system *s);
 /* Periodic images within one cell vector in each direction (ghosts), positions wrapped. */
 void hd_make_ghosts(hd_system *s);
-/* Full neighbour list of all owned atoms over owned + ghost atoms. */
+/* The same, keeping only the images within margin of the cell (what a domain decomposition
+ * with that ghost cutoff holds). */
+void hd_make_ghosts_within(hd_system *s, double margin);
+/* Full neighbour list of all owned atoms over owned + ghost atoms (ascending indices). */
 void hd_make_neigh(hd_system *s, double cutoff);
 /* Sum ghost forces onto their owners. */
 void hd_fold(const hd_system *s, double (*f)[3]);

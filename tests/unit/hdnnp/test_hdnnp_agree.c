@@ -10,6 +10,10 @@
  * centre (135 of them, O and H alike, each with its whole environment of O and H neighbours,
  * so every radial and angular group of both elements runs), the cpu reference the same.
  *
+ * Extrapolation warnings (count and kept records) are the cpu backend's. The cuda backend
+ * runs the water model with all centres, in double (AGREE_RTOL) and mixed (HDG_MIXED_RTOL,
+ * measured in host emulation by test_hdnnp_gpu_emul).
+ *
  * The water model has only types 2 and 3, cutoff type 2 and tanh neurons; synthetic models on
  * a 40-atom cluster (all neighbours within the cutoffs) add every other symmetry-function type
  * (9, 12, 13, 20-25; zeta 1, 2, 2.5 and 6), every cutoff type and every activation. */
@@ -19,15 +23,10 @@
 
 #include "hdnnp_synth.h"
 #include "hdnnp_system.h"
+#include "hdnnp_tolerances.h"
 #include "pk_agree.h"
 #include "pk_hdnnp.h"
 
-/* Double precision: a backend may sum neighbours, centres and threads in another order,
- * which moves results by round-off (~1e-15 relative per sum); 1e-10 leaves room for that
- * and still catches any wrong term. Elements near zero (cancelling force components,
- * off-diagonal virials) are measured against AGREE_FLOOR times the largest of their array. */
-static const double AGREE_RTOL = 1e-10;
-static const double AGREE_FLOOR = 1e-3;
 /* The sve backend keeps the portable code's formulas lane by lane and differs only in the
  * order of its sums (vector lanes, then a reduction): the issue asks for 1e-12 relative. */
 static const double AGREE_RTOL_SVE = 1e-12;
@@ -59,17 +58,38 @@ static void compare(pk_hdnnp_context *ctx, const pk_backend_request *cpu,
     pk_agree_run want, got, again, forces;
     pk_status st;
     PK_CHECK(pk_hdnnp_set_backend(ctx, cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
+    pk_hdnnp_ew_reset(ctx);
     run(ctx, s, nl, 1, &want);
+    /* the cpu backend's extrapolation warnings: count and kept (atom, function) records */
+    const long ewcount = pk_hdnnp_ew_count(ctx);
+    size_t nkept;
+    const pk_hdnnp_ew *ew = pk_hdnnp_ew_get(ctx, &nkept);
+    int *kept = malloc(sizeof(int) * 2 * (nkept + 1));
+    for (size_t k = 0; k < nkept; k++) {
+        kept[2 * k] = ew[k].atom;
+        kept[2 * k + 1] = ew[k].sf;
+    }
+    pk_hdnnp_ew_reset(ctx);
     PK_CHECK(pk_hdnnp_set_backend(ctx, req, &st) == PK_OK, "%s backend: %s",
              pk_backend_name((pk_backend_kind)req->kind), st.msg);
     const pk_backend_kind kind = pk_hdnnp_backend(ctx)->info.kind;
     PK_CHECK((int)kind == req->kind, "backend %s chosen, asked for %s", pk_backend_name(kind),
              pk_backend_name((pk_backend_kind)req->kind));
     run(ctx, s, nl, 1, &got);
+    size_t ngot;
+    const pk_hdnnp_ew *gew = pk_hdnnp_ew_get(ctx, &ngot);
+    PK_CHECK(pk_hdnnp_ew_count(ctx) == ewcount && ngot == nkept,
+             "extrapolation warnings: %ld (%zu kept), cpu %ld (%zu kept)", pk_hdnnp_ew_count(ctx),
+             ngot, ewcount, nkept);
+    size_t same = 0;
+    for (size_t k = 0; k < ngot && k < nkept; k++)
+        same += gew[k].atom == kept[2 * k] && gew[k].sf == kept[2 * k + 1];
+    PK_CHECK(same == nkept, "extrapolation records: %zu of %zu as the cpu backend's", same, nkept);
+    free(kept);
     run(ctx, s, nl, 1, &again);
     run(ctx, s, nl, 0, &forces);
 
-    printf("%s\n", name);
+    printf("%s (%ld extrapolation warnings, the same on both)\n", name, ewcount);
     pk_agree_runs(&want, &got, &again, &forces, nall, rtol, AGREE_FLOOR);
 
     pk_agree_run_free(&want);
@@ -78,52 +98,19 @@ static void compare(pk_hdnnp_context *ctx, const pk_backend_request *cpu,
     pk_agree_run_free(&forces);
 }
 
-enum { SYNTH_NAT = 40 };
-
 /* The synthetic models, one per cutoff type (0-8), on one random cluster. */
 static void synthetic_models(const pk_backend_request *cpu, const pk_backend_request *req)
 {
     char tmp[] = "/tmp/pk_hdnnp_agreeXXXXXX";
     PK_CHECK(mkdtemp(tmp) != NULL, "mkdtemp");
     hd_system s = {0};
-    s.nlocal = SYNTH_NAT;
-    s.x = malloc(sizeof(double[3]) * SYNTH_NAT);
-    s.type = malloc(sizeof(int) * SYNTH_NAT);
-    unsigned seed = 7u;
-    for (int i = 0; i < SYNTH_NAT; i++) {   /* no two atoms closer than 0.9 */
-        for (int tries = 0; tries < 1000; tries++) {
-            for (int q = 0; q < 3; q++) s.x[i][q] = 6.5 * hd_rand(&seed);
-            int ok = 1;
-            for (int j = 0; j < i && ok; j++) {
-                const double dx = s.x[i][0] - s.x[j][0], dy = s.x[i][1] - s.x[j][1];
-                const double dz = s.x[i][2] - s.x[j][2];
-                ok = dx * dx + dy * dy + dz * dz > 0.81;
-            }
-            if (ok) break;
-        }
-        s.type[i] = i % 3 == 0 ? 2 : 1;
-    }
-    hd_make_neigh(&s, 4.5);
+    hd_agree_cluster(&s);
     const pk_neigh nl = hd_neigh(&s);
-    /* every type, plus a non-integer zeta and a large integer one (P^(zeta-1) by pow), and
-     * a function with its own cutoff radius */
-    static const char *const symfuncs =
-        HD_SYNTH_ALL_TYPES "symfunction_short O 3 H O 0.05 1 2.5 4.0\n"
-                           "symfunction_short H 9 H H 0.03 -1 6.0 3.8 0.2\n";
-    const int nsf[2] = {hd_synth_all_types_nsf[0] + 1, hd_synth_all_types_nsf[1] + 1};
-    static const int zs[2] = {1, 8}, hidden[2] = {6, 5};
-    static const char *const activations[] = {"t t l", "s p l", "g c l", "S e l", "h r l"};
-    for (int cut = 0; cut <= 8; cut++) {
-        char dir[512], net[256], name[128];
+    for (int cut = 0; cut < HD_AGREE_NCUT; cut++) {
+        char dir[512], name[128];
+        const char *act = "";
         snprintf(dir, sizeof dir, "%s/cut%d", tmp, cut);
-        const char *act = activations[cut % 5];
-        snprintf(net, sizeof net,
-                 "global_hidden_layers_short 2\nglobal_nodes_short 6 5\n"
-                 "global_activation_short %s\n", act);
-        const hd_synth syn = {"H O", 2, cut, cut == 1 || cut >= 4 ? 0.2 : 0.0,
-                              "scale_symmetry_functions\n", net,
-                              cut == 5 ? "normalize_nodes\n" : "", symfuncs, 31u + (unsigned)cut};
-        PK_CHECK(hd_synth_write(dir, &syn, nsf, zs, hidden, 2) == 0, "write %s", dir);
+        PK_CHECK(hd_agree_model_write(dir, cut, &act) == 0, "write %s", dir);
         pk_hdnnp_model *m = NULL;
         pk_status st;
         PK_CHECK(pk_hdnnp_model_load(dir, NULL, &m, &st) == PK_OK, "load %s: %s", dir, st.msg);
@@ -162,6 +149,7 @@ int main(int argc, char **argv)
     hd_make_neigh(&s, pk_hdnnp_max_cutoff(m) + 0.5);   /* a skin, as LAMMPS has */
     pk_neigh nl = hd_neigh(&s);
     int *centres = NULL;
+    if (req.precision == PK_PRECISION_MIXED) rtol = HDG_MIXED_RTOL;
     if (req.kind == PK_BACKEND_SVE) {
         rtol = AGREE_RTOL_SVE;
         centres = malloc(sizeof(int) * (size_t)s.nlocal);
