@@ -13,13 +13,15 @@
 #           libyaml/Random123 .debs into a private prefix
 #   lammps  configure and build LAMMPS with GPU (GPU_ARCH), PLUGIN, DPD-MESO, ... (make -j nproc)
 #   plugin  configure and build PairKit with -DPAIRKIT_CUDA=ON against it (only the plugin
-#           target when neither `test` nor `bench` is among the stages)
+#           target when none of `test`, `bench`, `profile` is among the stages)
 #   test    ctest -L cuda (none skipped, none missing), then ctest -R "$CTEST_ALSO" (unless empty)
 #   bench   the GPU benches named in $BENCHES, each into $OUT/<style>_gpu.md: mdpd
 #           (bench/mdpd_gpu.py $BENCH_ARGS: mdpd/gpu vs mdpd/pk cuda double and mixed), amoeba
 #           (bench/amoeba_gpu.py: amoeba/gpu vs amoeba/pk cuda), deepmd and hdnnp
 #           (bench/<style>_gpu.py: the cuda backend in both precisions vs the cpu backend on
 #           all cores)
+#   profile bench/gpu_profile.py for each style in $PROFILES: its kernels under Nsight Compute
+#           (time, DRAM bytes and bandwidth, DRAM and SM % of peak) into $OUT/<style>_ncu.md
 # A stage first runs the earlier ones it needs that have not run in $WORK yet (a fresh node
 # starts from unpack; a warm one reuses $WORK), so `tools/gpu-node.sh bench` works on its own.
 # It stops at the first failing stage, prints that stage's last lines and a summary.
@@ -33,6 +35,8 @@
 #   JOBS=$(nproc)              build parallelism;  CTEST_JOBS=8
 #   CTEST_ALSO=mdpd            the other tests the test stage runs (a ctest -R regex; empty: none)
 #   BENCHES="mdpd deepmd hdnnp amoeba"
+#   BENCH_SECONDS=90           the most one bench may take
+#   PROFILES="deepmd hdnnp"    the styles the profile stage runs under Nsight Compute
 #   BENCH_ARGS="--replicate 3 --steps 300 --ranks 1,8"   mdpd's (add --ncu for Nsight Compute)
 #   DEADLINE=570               seconds from the start after which the bench starts no new run
 #                              (the device tool stops a command at 600 s)
@@ -54,6 +58,8 @@ JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-8}
 CTEST_ALSO=${CTEST_ALSO-mdpd}
 BENCHES=${BENCHES:-mdpd deepmd hdnnp amoeba}
+PROFILES=${PROFILES:-deepmd hdnnp}
+BENCH_SECONDS=${BENCH_SECONDS:-90}
 BENCH_ARGS=${BENCH_ARGS:---replicate 3 --steps 300 --ranks 1,8}
 DEADLINE=${DEADLINE:-570}
 DRY=${NODE_DRY_RUN:-0}
@@ -63,7 +69,7 @@ REQUIRE_GPU=${NODE_REQUIRE_GPU:-1}
 # (in bootstrap-lammps.sh's set, no test of the stages here needs them) can be added.
 NODE_PACKAGES=${NODE_PACKAGES:-GPU PLUGIN DPD-MESO DPD-BASIC MOLECULE AMOEBA CLASS2 KSPACE EXTRA-MOLECULE OPENMP}
 
-ALL_STAGES=(info unpack lammps plugin test bench)
+ALL_STAGES=(info unpack lammps plugin test bench profile)
 t_start=$(date +%s)
 mkdir -p "$OUT" "$WORK"
 OUT=$(cd "$OUT" && pwd)
@@ -220,7 +226,8 @@ stage_plugin() {
         && { echo "PairKit did not find $LAMMPS_ROOT/bin/lmp"; return 1; }
     if [ "$DRY" = 1 ]; then echo "dry run: PairKit configured, not built"; return 0; fi
     local target=()
-    wants test || wants bench || target=(--target pairkitplugin)   # the benches use the C bench programs
+    # the benches and the profile use the C bench programs
+    wants test || wants bench || wants profile || target=(--target pairkitplugin)
     echo "building PairKit ${target[*]} with $JOBS jobs (log: $LOGDIR/pairkit-build.log)"
     if ! cmake --build "$PK_BUILD" -j "$JOBS" "${target[@]}" >"$LOGDIR/pairkit-build.log" 2>&1; then
         grep -E -m 20 'error|Error' "$LOGDIR/pairkit-build.log" || true
@@ -278,10 +285,24 @@ stage_bench() {
     for style in $BENCHES; do
         remaining=$(( DEADLINE - ($(date +%s) - t_start) ))
         [ "$remaining" -gt 30 ] || { echo "no time left for the $style bench (DEADLINE=$DEADLINE s)"; return 1; }
-        echo "--- bench $style ($remaining s left)"
+        [ "$remaining" -le "$BENCH_SECONDS" ] || remaining=$BENCH_SECONDS
+        echo "--- bench $style ($remaining s for it)"
         bench_one "$style" "$remaining" || failed="$failed $style"
     done
     [ -z "$failed" ] || { echo "benches that failed:$failed"; return 1; }
+}
+
+stage_profile() {
+    local style remaining failed=""
+    [ -d "$BUNDLE/shared/reference" ] && export PAIRKIT_SHARED=$BUNDLE/shared
+    for style in $PROFILES; do
+        remaining=$(( DEADLINE - ($(date +%s) - t_start) ))
+        [ "$remaining" -gt 30 ] || { echo "no time left for the $style profile (DEADLINE=$DEADLINE s)"; return 1; }
+        echo "--- profile $style ($remaining s left)"
+        python3 -u "$repo/bench/gpu_profile.py" --build "$PK_BUILD" --style "$style" \
+            --out "$OUT/${style}_ncu.md" --timeout "$remaining" || failed="$failed $style"
+    done
+    [ -z "$failed" ] || { echo "profiles that failed:$failed"; return 1; }
 }
 
 # ---- running stages, logging, summary -------------------------------------------------------
@@ -294,7 +315,7 @@ finish() {
         grep -h -m1 'release' "$NODELOG" 2>/dev/null | sed 's/^/nvcc: /' || true
         grep -h -E '^(100%|[0-9]+%) tests passed' "$NODELOG" 2>/dev/null | sed 's/^/ctest: /' || true
         local report
-        for report in "$OUT"/*_gpu.md; do
+        for report in "$OUT"/*_gpu.md "$OUT"/*_ncu.md; do
             [ -f "$report" ] || continue
             echo; sed -n '/^|/,/^$/p' "$report"
             grep '^- NOT RUN' "$report" || true
@@ -351,9 +372,9 @@ for i in "${!ALL_STAGES[@]}"; do
         lammps) { forced lammps || in_plan unpack || [ $have_lammps = 0 ]; } && plan+=(lammps) ;;
         # test and bench always rebuild the plugin: the working tree may have changed since
         # (an incremental build, seconds when nothing did)
-        plugin) { wants plugin || wants test || wants bench || in_plan lammps || [ $have_plugin = 0 ]; } \
+        plugin) { wants plugin || wants test || wants bench || wants profile || in_plan lammps || [ $have_plugin = 0 ]; } \
                     && plan+=(plugin) ;;
-        test | bench) wants "$s" && [ "$DRY" != 1 ] && plan+=("$s") ;;
+        test | bench | profile) wants "$s" && [ "$DRY" != 1 ] && plan+=("$s") ;;
     esac
 done
 say "stages to run: ${plan[*]} (asked: ${requested[*]}); WORK=$WORK OUT=$OUT"
