@@ -1,7 +1,10 @@
 /* The backends of amoeba/pk (pk_backend.h): the table pk_amoeba_compute dispatches through.
  * cpu is the portable C step of amoeba_compute.c; its workspaces live in pk_amoeba_state,
  * so it keeps no state of its own. sve (src/sve/amoeba_sve.c, built with PAIRKIT_SVE) is the
- * same step with ACLE SVE pair kernels. No CUDA kernels are written yet. */
+ * same step with ACLE SVE pair kernels. cuda (src/cuda/amoeba_cuda.cu, built with
+ * PAIRKIT_CUDA) runs HAL and the permanent multipoles on the GPU and the rest of the step on
+ * the host (amoeba_gpu.c). */
+#include "amoeba_gpu.h"
 #include "amoeba_kernels.h"
 
 static pk_code cpu_compute(void *model, void *state, const void *args, pk_out *out,
@@ -18,6 +21,9 @@ static const pk_backend_ops CPU = PK_BACKEND_CPU_OPS(cpu_compute);
 
 const pk_backend_ops *const pk_amoeba_backends[PK_BACKEND_COUNT] = {
     [PK_BACKEND_CPU] = &CPU,
+#ifdef PK_HAVE_CUDA
+    [PK_BACKEND_CUDA] = &pk_amoeba_backend_cuda,
+#endif
 #ifdef PK_HAVE_SVE
     [PK_BACKEND_SVE] = &pk_amoeba_backend_sve,
 #endif

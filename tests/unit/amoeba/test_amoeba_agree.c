@@ -6,14 +6,21 @@
  *   forces, per-term and total energies, virial, per-atom energies and virials (ghost parts
  *   folded onto their owners, as LAMMPS's reverse communication does) within AGREE_RTOL;
  *   a rerun on the same state gives bitwise equal forces;
- *   a step without energy or virial requested gives the same forces.
+ *   a step without energy or virial requested gives the same forces;
+ *   on the hexamer, each term alone and the electrostatics without HAL (include/exclude):
+ *   forces and energies; and the hexamer with direct (not mutual) polarization.
  * The cpu reference runs on a zero-initialised state, which also checks that a state nobody
  * chose a backend for runs on the cpu one. Run as `test_amoeba_agree cpu|cuda|sve [double]`
- * (pk_add_agreement_test registers one run per backend kind built). */
+ * (pk_add_agreement_test registers one run per backend kind built).
+ *
+ * Built again as test_amoeba_gpu_emul (AMOEBA_AGREE_EMULATE): there the backend "cpu" is
+ * the CUDA backend's step with its kernels' per-thread code run by a host loop
+ * (pk_amoeba_gpu_emulated), so that the device code is checked here, without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "amoeba_gpu.h"
 #include "amoeba_testsys.h"
 #include "pk_agree.h"
 #include "pk_test.h"
@@ -69,20 +76,20 @@ typedef struct {
     pk_amoeba_sites sites;
     pk_amoeba_list list;
     pk_amoeba_comm comm;
+    pk_amoeba_terms terms;   /* the terms a step evaluates */
 } inputs;
 
 /* One step on state; with `want` 0, no energy or virial is requested (r keeps only f). */
 static pk_code step(inputs *in, pk_amoeba_state *state, int want, result *r, pk_status *st)
 {
     const int n = in->s->n, nall = in->s->nall;
-    const pk_amoeba_terms all = {1, 1, 1};
     double (*f)[3] = calloc((size_t)nall, sizeof *f);
     double *eatom = want ? calloc((size_t)nall, sizeof *eatom) : NULL;
     double (*vatom)[6] = want ? calloc((size_t)nall, sizeof *vatom) : NULL;
     pk_out out = {.f = f, .want_energy = want, .want_virial = want, .eatom = eatom,
                   .vatom = vatom};
-    pk_code rc = pk_amoeba_compute(in->m, &in->a, &in->sites, &in->list, &in->comm, all, state,
-                                   &out, st);
+    pk_code rc = pk_amoeba_compute(in->m, &in->a, &in->sites, &in->list, &in->comm, in->terms,
+                                   state, &out, st);
     in->comm.reverse(in->comm.ctx, &f[0][0], 3);
     memcpy(r->f, f, (size_t)n * sizeof *f);
     if (want) {
@@ -101,6 +108,14 @@ static pk_code step(inputs *in, pk_amoeba_state *state, int want, result *r, pk_
     return rc;
 }
 
+/* The backends a state chooses among: the style's, or the emulated CUDA step as "cpu" */
+#ifdef AMOEBA_AGREE_EMULATE
+static const pk_backend_ops *const backends[PK_BACKEND_COUNT] = {
+    [PK_BACKEND_CPU] = &pk_amoeba_gpu_emulated};
+#else
+static const pk_backend_ops *const *const backends = pk_amoeba_backends;
+#endif
+
 /* The tolerance of this run (AGREE_RTOL or AGREE_RTOL_SVE) */
 static double rtol = AGREE_RTOL;
 
@@ -118,9 +133,13 @@ static void shorten_cutoffs(pk_amoeba_settings *set, double cut)
     set->vdw_cut = set->mpole_cut = set->polar_cut = cut;
 }
 
+/* What else a run checks (agree's flags) */
+enum { SUBSETS = 1,   /* each subset of terms too */
+       DIRECT = 2 };  /* direct polarization instead of the key's mutual */
+
 /* cut: the cutoffs of every term (0: the key's) */
 static void agree(const char *file, const char *key, double cut, double ghost_cut,
-                  double list_cut, pk_amoeba_elec elec, int pcg_comm,
+                  double list_cut, pk_amoeba_elec elec, int pcg_comm, int flags,
                   const pk_backend_request *req)
 {
     pk_amoeba_model m;
@@ -133,13 +152,15 @@ static void agree(const char *file, const char *key, double cut, double ghost_cu
     }
     m.set.elec = elec;
     m.set.polar_eps = AGREE_POLAR_EPS;
+    if (flags & DIRECT) m.polarization = PK_AMOEBA_POLAR_DIRECT;
     if (cut > 0.0) shorten_cutoffs(&m.set, cut);
     s.pcg_comm = pcg_comm;
-    printf("%s, cutoff %g, elec %s%s:\n", file, m.set.polar_cut,
+    printf("%s, cutoff %g, elec %s%s%s:\n", file, m.set.polar_cut,
            elec == PK_AMOEBA_ELEC_SMOOTH ? "smooth" : "lammps",
-           pcg_comm ? ", PCG through the communication callbacks" : "");
+           pcg_comm ? ", PCG through the communication callbacks" : "",
+           flags & DIRECT ? ", direct polarization" : "");
 
-    inputs in = {.s = &s, .m = &m, .a = ts_atoms(&s), .comm = ts_comm(&s)};
+    inputs in = {.s = &s, .m = &m, .a = ts_atoms(&s), .comm = ts_comm(&s), .terms = {1, 1, 1}};
     in.sites = (pk_amoeba_sites){.amtype = s.amtype, .amgroup = s.amgroup, .hred = s.hred,
                                  .mpole = s.mpole, .frame = (const int (*)[3])s.frame,
                                  .owner = pcg_comm ? NULL : s.owner};
@@ -163,7 +184,7 @@ static void agree(const char *file, const char *key, double cut, double ghost_cu
     printf("  cpu: E = %.10f kcal/mol, %d PCG iterations\n", ref.energy[3], ref.info.iterations);
     PK_CHECK(pk_amoeba_backend(&ref_state)->ops == pk_amoeba_backends[PK_BACKEND_CPU],
              "a state without a chosen backend runs on the cpu one");
-    rc = pk_amoeba_set_backend(&state, &m, req, &st);
+    rc = pk_backend_select(&state.backend, "amoeba/pk", backends, (void *)&m, req, &st);
     PK_CHECK(rc == PK_OK, "choosing the backend: %s", st.msg);
     if (rc) goto done;
     PK_CHECK((int)pk_amoeba_backend(&state)->info.kind == req->kind, "chosen kind %d, asked %d",
@@ -188,6 +209,24 @@ static void agree(const char *file, const char *key, double cut, double ghost_cu
     close_all("per-atom virial", &got.vatom[0][0], &ref.vatom[0][0], 6 * n);
     pk_agree_bitwise("forces of a rerun", &again.f[0][0], &got.f[0][0], 3 * n);
     close_all("forces, no energy/virial", &bare.f[0][0], &got.f[0][0], 3 * n);
+    if (flags & SUBSETS) {   /* include/exclude: each term alone, then all but HAL */
+        static const pk_amoeba_terms SUBSETS[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 1}};
+        for (size_t t = 0; t < sizeof SUBSETS / sizeof *SUBSETS && !rc; t++) {
+            char what[64];
+            in.terms = SUBSETS[t];
+            rc = step(&in, &ref_state, 1, &ref, &st);
+            if (!rc) rc = step(&in, &state, 1, &got, &st);
+            PK_CHECK(rc == PK_OK, "step with terms hal %d mpole %d polar %d: %s", in.terms.hal,
+                     in.terms.mpole, in.terms.polar, st.msg);
+            if (rc) break;
+            snprintf(what, sizeof what, "forces, terms %d%d%d", in.terms.hal, in.terms.mpole,
+                     in.terms.polar);
+            close_all(what, &got.f[0][0], &ref.f[0][0], 3 * n);
+            snprintf(what, sizeof what, "energies, terms %d%d%d", in.terms.hal, in.terms.mpole,
+                     in.terms.polar);
+            close_all(what, got.energy, ref.energy, 4);
+        }
+    }
 
 done:
     result_free(&ref);
@@ -204,7 +243,7 @@ done:
 int main(int argc, char **argv)
 {
     pk_backend_request req;
-    int rc = pk_agree_start(argc, argv, "amoeba", pk_amoeba_backends, &req);
+    int rc = pk_agree_start(argc, argv, "amoeba", backends, &req);
     if (rc >= 0) return rc;
     static const char HEX[] = "water_hexamer.txt", BOX[] = "water_box.txt";
     static const char HEX_KEY[] = "amoeba_water.key", BOX_KEY[] = "amoeba_water_box_noewald.key";
@@ -213,10 +252,11 @@ int main(int argc, char **argv)
     const double cut = sve ? SVE_BOX_CUT : 0.0, ghost = sve ? SVE_BOX_CUT + 2.0 : 9.0;
     const double list = sve ? SVE_BOX_CUT + 0.5 : 7.5;
     if (sve) rtol = AGREE_RTOL_SVE;
-    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
-    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
-    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_LAMMPS, 0, &req);
-    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 0, &req);
-    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 1, &req);
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, SUBSETS, &req);
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, SUBSETS, &req);
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, DIRECT, &req);
+    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_LAMMPS, 0, 0, &req);
+    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 0, 0, &req);
+    agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 1, 0, &req);
     return pk_test_finish();
 }
