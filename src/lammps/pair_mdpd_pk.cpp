@@ -24,7 +24,8 @@ static const char STYLE[] = "pair_style mdpd/pk";
 
 PairMDPDPK::PairMDPDPK(LAMMPS *lmp) :
     Pair(lmp), model(nullptr), temperature(0.0), cut_global(0.0), seed(0),
-    kernel(PK_MDPD_WARREN), rho_own(nullptr), nmax_own(0), rho(nullptr)
+    kernel(PK_MDPD_WARREN), noise(PK_MDPD_NOISE_GAUSSIAN), rho_own(nullptr), nmax_own(0),
+    rho(nullptr)
 {
   writedata = 1;
   restartinfo = 1;
@@ -42,10 +43,11 @@ PairMDPDPK::~PairMDPDPK()
 }
 
 static const char USAGE[] =
-    "expected T rc seed [density warren|lucy] [backend auto|cpu|cuda] [precision double|mixed] "
-    "[device N]";
+    "expected T rc seed [density warren|lucy] [noise gaussian|uniform] [backend auto|cpu|cuda] "
+    "[precision double|mixed] [device N]";
 
-/* pair_style mdpd/pk T rc seed [density warren|lucy] [backend ...] [precision ...] [device N] */
+/* pair_style mdpd/pk T rc seed [density warren|lucy] [noise gaussian|uniform] [backend ...]
+ * [precision ...] [device N] */
 void PairMDPDPK::settings(int narg, char **arg)
 {
   if (narg < 3) error->all(FLERR, "Illegal pair_style mdpd/pk command: {}", USAGE);
@@ -53,9 +55,22 @@ void PairMDPDPK::settings(int narg, char **arg)
   cut_global = utils::numeric(FLERR, arg[1], false, lmp);
   seed = utils::inumeric(FLERR, arg[2], false, lmp);
   kernel = PK_MDPD_WARREN;
+  noise = PK_MDPD_NOISE_GAUSSIAN;
   backend = PairKit::BackendArgs();
   for (int iarg = 3; iarg < narg; iarg += 2) {
     if (PairKit::parse_backend_keyword(lmp, STYLE, narg, arg, iarg, backend)) continue;
+    if (strcmp(arg[iarg], "noise") == 0) {
+      if (iarg + 1 >= narg)
+        error->all(FLERR, "Illegal pair_style mdpd/pk command: noise needs gaussian or uniform");
+      if (strcmp(arg[iarg + 1], "gaussian") == 0)
+        noise = PK_MDPD_NOISE_GAUSSIAN;
+      else if (strcmp(arg[iarg + 1], "uniform") == 0)
+        noise = PK_MDPD_NOISE_UNIFORM;
+      else
+        error->all(FLERR, "Illegal pair_style mdpd/pk noise {}: expected gaussian or uniform",
+                   arg[iarg + 1]);
+      continue;
+    }
     if (strcmp(arg[iarg], "density") != 0)
       error->all(FLERR, "Illegal pair_style mdpd/pk keyword: {} ({})", arg[iarg], USAGE);
     if (iarg + 1 >= narg) error->all(FLERR, "Illegal pair_style mdpd/pk command: density needs warren or lucy");
@@ -80,6 +95,8 @@ void PairMDPDPK::apply_settings()
   pk_status_clear(&st);
   pk_mdpd_settings(model, force->boltz * temperature, cut_global, (uint32_t) seed,
                    (pk_mdpd_kernel) kernel, &st);
+  PairKit::check(lmp, STYLE, st, true);
+  pk_mdpd_set_noise(model, (pk_mdpd_noise) noise, &st);
   PairKit::check(lmp, STYLE, st, true);
 }
 
@@ -168,10 +185,11 @@ void PairMDPDPK::init_style()
 
   const pk_backend_slot *slot = pk_mdpd_backend(model);
   if (comm->me == 0)
-    utils::logmesg(lmp, "{}: {}, density kernel {}{}\n", STYLE,
+    utils::logmesg(lmp, "{}: {}, density kernel {}{}, {} noise\n", STYLE,
                    PairKit::backend_text(slot->info, slot->note),
                    pk_mdpd_kernel_of(model) == PK_MDPD_LUCY ? "lucy" : "warren",
-                   companion ? " (cutoffs from mdpd/rhosum/pk, as LAMMPS mdpd/rhosum)" : "");
+                   companion ? " (cutoffs from mdpd/rhosum/pk, as LAMMPS mdpd/rhosum)" : "",
+                   noise == PK_MDPD_NOISE_UNIFORM ? "uniform" : "gaussian");
   if (slot->info.kind == PK_BACKEND_CUDA) PairKit::log_devices(lmp, STYLE, slot->info);
 }
 
@@ -255,7 +273,10 @@ void PairMDPDPK::write_restart_settings(FILE *fp)
   fwrite(&temperature, sizeof(double), 1, fp);
   fwrite(&cut_global, sizeof(double), 1, fp);
   fwrite(&seed, sizeof(int), 1, fp);
-  fwrite(&kernel, sizeof(int), 1, fp);
+  // kernel (0/1) in bit 0, noise in bit 1: restart files written before the noise keyword
+  // existed hold 0 or 1 there, and read back as gaussian noise, as they ran
+  const int kernel_noise = kernel | (noise << 1);
+  fwrite(&kernel_noise, sizeof(int), 1, fp);
 }
 
 void PairMDPDPK::read_restart_settings(FILE *fp)
@@ -270,6 +291,8 @@ void PairMDPDPK::read_restart_settings(FILE *fp)
   MPI_Bcast(&cut_global, 1, MPI_DOUBLE, 0, world);
   MPI_Bcast(&seed, 1, MPI_INT, 0, world);
   MPI_Bcast(&kernel, 1, MPI_INT, 0, world);
+  noise = (kernel >> 1) & 1;    // see write_restart_settings
+  kernel &= 1;
   if (model) apply_settings();
 }
 

@@ -37,6 +37,7 @@ class PairMDPDPK : public Pair {
   double temperature, cut_global;
   int seed;
   int kernel;          // pk_mdpd_kernel chosen by the user
+  int noise;           // pk_mdpd_noise chosen by the user
   double *rho_own;     // density storage when the atom style has no rho
   int nmax_own;
   double *rho;         // where this step's density lives (atom->rho or rho_own)

@@ -34,6 +34,10 @@ extern "C" {
 #endif
 
 typedef enum { PK_MDPD_WARREN = 0, PK_MDPD_LUCY = 1 } pk_mdpd_kernel;
+/* The random numbers xi of the pair noise: unit Gaussians (the default), or uniform with the
+ * same mean 0 and variance 1 (Groot & Warren 1997; cheaper, a different stream). Both are the
+ * same for (i, j) and (j, i) and on every rank, thread and backend (mdpd_random.h). */
+typedef enum { PK_MDPD_NOISE_GAUSSIAN = 0, PK_MDPD_NOISE_UNIFORM = 1 } pk_mdpd_noise;
 
 typedef struct pk_mdpd pk_mdpd;
 
@@ -62,6 +66,9 @@ double pk_mdpd_cutoff(const pk_mdpd *m, int itype, int jtype);
 /* Override the density cutoff of a type pair (LAMMPS mdpd/rhosum compatibility, where the
  * density kernel has its own cutoff h); 0 restores rd. */
 pk_code pk_mdpd_density_cutoff(pk_mdpd *m, int itype, int jtype, double h, pk_status *st);
+/* Choose the noise distribution (Gaussian until set); call before pk_mdpd_set_backend. */
+pk_code pk_mdpd_set_noise(pk_mdpd *m, pk_mdpd_noise noise, pk_status *st);
+pk_mdpd_noise pk_mdpd_noise_of(const pk_mdpd *m);
 pk_mdpd_kernel pk_mdpd_kernel_of(const pk_mdpd *m);
 void pk_mdpd_set_kernel(pk_mdpd *m, pk_mdpd_kernel kernel);
 double pk_mdpd_kT(const pk_mdpd *m);

@@ -1,5 +1,8 @@
 /* mdpd/pk's backends behind the seam: the portable C kernel as the cpu backend (the
  * reference), the CUDA one when built, and the dispatch of one step. */
+#include <stdio.h>
+#include <string.h>
+
 #include "mdpd_internal.h"
 
 /* Density over the half list, completed on ghosts by the caller's communication, then
@@ -36,9 +39,26 @@ const pk_backend_ops *const pk_mdpd_backends[PK_BACKEND_COUNT] = {
 #endif
 };
 
+/* The SVE kernel draws only the Gaussian noise (src/sve/mdpd_sve_noise.h): with uniform noise
+ * it is refused when asked for, and passed over by auto, which the log's note says. */
 pk_code pk_mdpd_set_backend(pk_mdpd *m, const pk_backend_request *req, pk_status *st)
 {
-    return pk_backend_select(&m->backend, "mdpd/pk", pk_mdpd_backends, m, req, st);
+    if (m->noise == PK_MDPD_NOISE_GAUSSIAN)
+        return pk_backend_select(&m->backend, "mdpd/pk", pk_mdpd_backends, m, req, st);
+    if (req->kind == PK_BACKEND_SVE)
+        return pk_fail(st, PK_ERR_UNSUPPORTED, "backend sve draws only gaussian noise; use noise "
+                       "gaussian, or backend cpu (or auto) with noise uniform");
+    const pk_backend_ops *usable[PK_BACKEND_COUNT];
+    for (int k = 0; k < PK_BACKEND_COUNT; k++) usable[k] = pk_mdpd_backends[k];
+    usable[PK_BACKEND_SVE] = NULL;
+    if (pk_backend_select(&m->backend, "mdpd/pk", usable, m, req, st)) return st->code;
+    /* the note auto wrote for the table without sve would read "no sve backend" */
+    if (pk_mdpd_backends[PK_BACKEND_SVE] && req->kind == PK_BACKEND_AUTO &&
+        m->backend.info.kind == PK_BACKEND_CPU &&
+        (!m->backend.note[0] || strncmp(m->backend.note, "sve ", 4) == 0))
+        snprintf(m->backend.note, sizeof m->backend.note,
+                 "sve not used: it draws only gaussian noise (noise uniform)");
+    return PK_OK;
 }
 
 const pk_backend_slot *pk_mdpd_backend(const pk_mdpd *m) { return &m->backend; }

@@ -5,7 +5,8 @@
 #include "mdpd_internal.h"
 #include "mdpd_random.h"
 
-/* Pair noise is drawn for this many cached pairs at a time, in a vectorised loop. */
+/* Cached pairs are taken this many at a time: their noise and pair forces in vectorised
+ * loops, then the sums into the atoms in list order. */
 enum { NOISE_BATCH = 64 };
 
 /* Tally one pair as LAMMPS's ev_tally does: the full value when both atoms are counted on
@@ -29,18 +30,22 @@ static inline void tally(pk_mdpd_thread_sums *t, int i, int j, int nlocal, int n
     }
 }
 
-/* The cpu kernel: each entry's cached pairs in list order, the noise drawn a batch at a
- * time. */
+/* The cpu kernel: each entry's cached pairs in list order, the noise and the pair forces
+ * computed a batch at a time. */
 void pk_mdpd_cpu_force_rows(const pk_mdpd_force_pass *pass, pk_mdpd_thread_sums *t)
 {
     const pk_mdpd *m = pass->m;
     const pk_neigh *list = pass->list;
     const int nlocal = pass->atoms->nlocal, newton = pass->newton;
     const int want_e = pass->want_e, want_v = pass->want_v, tally_any = pass->tally_any;
-    const int noisy = m->noisy;
+    const int noisy = m->noisy, uniform = m->noise == PK_MDPD_NOISE_UNIFORM;
     const double energy_b = pass->energy_b, dtinvsqrt = pass->dtinvsqrt;
     const uint32_t key = pass->key;
     const double *special = pass->special;
+    /* special-bond factors by class, 1 for class 0 and without special_lj; chosen by selects
+     * below, since a table lookup by class keeps GCC from vectorising the pair loop */
+    const double factor1 = special ? special[1] : 1.0, factor2 = special ? special[2] : 1.0,
+                 factor3 = special ? special[3] : 1.0;
     const int stride = m->ntypes + 1;
     const double (*restrict x)[3] = pass->atoms->x;
     const double (*restrict v)[3] = pass->atoms->v;
@@ -66,30 +71,47 @@ void pk_mdpd_cpu_force_rows(const pk_mdpd_force_pass *pass, pk_mdpd_thread_sums 
         for (size_t k0 = start[ii]; k0 < end; k0 += NOISE_BATCH) {
             const int n = end - k0 < NOISE_BATCH ? (int)(end - k0) : NOISE_BATCH;
             double xi_batch[NOISE_BATCH];
-            if (noisy) {
+            if (noisy && uniform) {
+#pragma omp simd
+                for (int q = 0; q < n; q++)
+                    xi_batch[q] = pk_mdpd_uniform_keyed(key, tag_i, tag[pk_neigh_index(pj[k0 + q])]);
+            } else if (noisy) {
 #pragma omp simd
                 for (int q = 0; q < n; q++)
                     xi_batch[q] = pk_mdpd_gaussian_keyed(key, tag_i, tag[pk_neigh_index(pj[k0 + q])]);
             } else {
                 memset(xi_batch, 0, sizeof xi_batch);   /* no noise: never read as such */
             }
+            /* The pair forces of the batch, vectorised (gathers of the neighbours' data): the
+             * same IEEE operations per pair as one at a time, so the same bits. Pairs beyond
+             * rc or closer than PK_MDPD_RMIN compute on (r = 0 gives inf) but are skipped. */
+            double fpair_b[NOISE_BATCH], dx_b[NOISE_BATCH], dy_b[NOISE_BATCH], dz_b[NOISE_BATCH];
+            double wc_b[NOISE_BATCH], wd_b[NOISE_BATCH], factor_b[NOISE_BATCH];
+            int in_b[NOISE_BATCH];
+#pragma omp simd
             for (int q = 0; q < n; q++) {
                 const int jraw = pj[k0 + q];
                 const int j = pk_neigh_index(jraw);
                 const double r = pr[k0 + q];
                 const pk_mdpd_pair *p = &prow[type[j]];
-                if (r >= p->rc || r < PK_MDPD_RMIN) continue;
                 const double dx = xi - x[j][0], dy = yi - x[j][1], dz = zi - x[j][2];
                 const double rinv = 1.0 / r;
                 const int sb = pk_neigh_special(jraw);
-                const double factor = (sb && special) ? special[sb] : 1.0;
+                const double factor =
+                    sb == 0 ? 1.0 : sb == 1 ? factor1 : sb == 2 ? factor2 : factor3;
                 const double dot =
                     dx * (vxi - v[j][0]) + dy * (vyi - v[j][1]) + dz * (vzi - v[j][2]);
-                const double rho_sum = rho_i + rho[j];
-                const pk_mdpd_force pf = pk_mdpd_pair_force(p, r, rinv, dot, rho_sum, noisy,
-                                                            dtinvsqrt, xi_batch[q], factor);
-                const double fpair = pf.fpair;
-
+                const pk_mdpd_force pf = pk_mdpd_pair_force(p, r, rinv, dot, rho_i + rho[j],
+                                                            noisy, dtinvsqrt, xi_batch[q], factor);
+                in_b[q] = r < p->rc && r >= PK_MDPD_RMIN;
+                fpair_b[q] = pf.fpair;
+                dx_b[q] = dx; dy_b[q] = dy; dz_b[q] = dz;
+                wc_b[q] = pf.wc; wd_b[q] = pf.wd; factor_b[q] = factor;
+            }
+            for (int q = 0; q < n; q++) {
+                if (!in_b[q]) continue;
+                const int j = pk_neigh_index(pj[k0 + q]);
+                const double fpair = fpair_b[q], dx = dx_b[q], dy = dy_b[q], dz = dz_b[q];
                 fi[0] += dx * fpair; fi[1] += dy * fpair; fi[2] += dz * fpair;
                 if (newton || j < nlocal) {
                     f[3 * j + 0] -= dx * fpair;
@@ -97,8 +119,8 @@ void pk_mdpd_cpu_force_rows(const pk_mdpd_force_pass *pass, pk_mdpd_thread_sums 
                     f[3 * j + 2] -= dz * fpair;
                 }
                 if (tally_any) {
-                    const double e = pk_mdpd_pair_energy(p, pf.wc, pf.wd, rho_sum, energy_b,
-                                                         factor);
+                    const double e = pk_mdpd_pair_energy(&prow[type[j]], wc_b[q], wd_b[q],
+                                                         rho_i + rho[j], energy_b, factor_b[q]);
                     tally(t, i, j, nlocal, newton, e, fpair, dx, dy, dz, want_e, want_v);
                 }
             }

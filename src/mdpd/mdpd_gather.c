@@ -9,6 +9,7 @@ void pk_mdpd_gather_params(const pk_mdpd *m, const pk_mdpd_step *step, pk_mdpd_g
 {
     g->stride = m->ntypes + 1;
     g->noisy = m->noisy;
+    g->uniform = m->noise == PK_MDPD_NOISE_UNIFORM;
     g->key = pk_mdpd_noise_key(m->seed, step->timestep);
     g->dtinvsqrt = 1.0 / sqrt(step->dt);
     g->energy_b = (m->kernel == PK_MDPD_LUCY) ? 0.5 : 0.25;

@@ -26,6 +26,7 @@ typedef struct {
     const pk_mdpd_pair *pair;    /* pair[type_i * stride + type_j] */
     int stride;
     int noisy;
+    int uniform;                 /* uniform noise instead of Gaussian (pk_mdpd_noise_keyed) */
     uint32_t key;                /* pk_mdpd_noise_key(seed, step) */
     double dtinvsqrt, energy_b;  /* dt^-1/2; 1/4 (warren) or 1/2 (lucy) */
     double special[4];           /* special_lj factors by special class */
@@ -83,8 +84,8 @@ typedef struct {
             const real dot = dx * (real)(vxi - g->v[j][0]) + dy * (real)(vyi - g->v[j][1]) +  \
                              dz * (real)(vzi - g->v[j][2]);                                   \
             const real rho_sum = (real)(rho_i + rho[j]);                                      \
-            const double xi_ij = g->noisy ? pk_mdpd_gaussian_keyed(g->key, tag_i, g->tag[j])  \
-                                          : 0.0;                                              \
+            const double xi_ij =                                                              \
+                g->noisy ? pk_mdpd_noise_keyed(g->uniform, g->key, tag_i, g->tag[j]) : 0.0;   \
             const pk_mdpd_force##sfx pf =                                                     \
                 pk_mdpd_pair_force##sfx(p, r, rinv, dot, rho_sum, g->noisy,                   \
                                         (real)g->dtinvsqrt, (real)xi_ij, factor);             \

@@ -17,6 +17,7 @@ struct pk_mdpd {
     double kT, rc_global;
     uint32_t seed;
     pk_mdpd_kernel kernel;
+    pk_mdpd_noise noise;
     int noisy;            /* some pair has sigma > 0 (set by pk_mdpd_init) */
     pk_mdpd_pair *pair;   /* (ntypes+1)^2, indexed [i*(ntypes+1)+j] with 1-based types */
     pk_accum rho_acc, f_acc, eatom_acc, vatom_acc;

@@ -134,6 +134,16 @@ double pk_mdpd_cutoff(const pk_mdpd *m, int itype, int jtype)
     return p->rc > p->h ? p->rc : p->h;
 }
 
+pk_code pk_mdpd_set_noise(pk_mdpd *m, pk_mdpd_noise noise, pk_status *st)
+{
+    if (noise != PK_MDPD_NOISE_GAUSSIAN && noise != PK_MDPD_NOISE_UNIFORM)
+        return pk_fail(st, PK_ERR_ARG, "unknown noise distribution %d (expected gaussian or uniform)",
+                       (int)noise);
+    m->noise = noise;
+    return PK_OK;
+}
+
+pk_mdpd_noise pk_mdpd_noise_of(const pk_mdpd *m) { return m->noise; }
 pk_mdpd_kernel pk_mdpd_kernel_of(const pk_mdpd *m) { return m->kernel; }
 void pk_mdpd_set_kernel(pk_mdpd *m, pk_mdpd_kernel kernel) { m->kernel = kernel; }
 double pk_mdpd_kT(const pk_mdpd *m) { return m->kT; }

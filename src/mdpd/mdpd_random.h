@@ -1,4 +1,5 @@
-/* Pair-symmetric Gaussian random numbers for DPD noise.
+/* Pair-symmetric random numbers for DPD noise: unit Gaussian (default) or uniform with the
+ * Gaussian's mean and variance.
  *
  * A counter-based generator, Philox-2x32-10 (Salmon, Moraes, Dror & Shaw, SC'11), with the
  * two atom IDs in sorted order as the counter and a key made from the seed and the
@@ -107,14 +108,52 @@ PK_HD double pk_cos_two_pi(double u)
     return sign * (use_sin ? s : c);
 }
 
-PK_HD double pk_mdpd_gaussian_keyed(uint32_t key, pk_tag tag_i, pk_tag tag_j)
+/* The pair's two Philox words: the counter is the two tags in sorted order. */
+PK_HD void pk_mdpd_pair_words(uint32_t key, pk_tag tag_i, pk_tag tag_j, uint32_t *c0,
+                              uint32_t *c1)
 {
     const uint32_t a = (uint32_t)tag_i, b = (uint32_t)tag_j;
-    uint32_t c0 = a < b ? a : b, c1 = a < b ? b : a;
-    pk_philox2x32_10(&c0, &c1, key);
+    *c0 = a < b ? a : b;
+    *c1 = a < b ? b : a;
+    pk_philox2x32_10(c0, c1, key);
+}
+
+PK_HD double pk_mdpd_gaussian_keyed(uint32_t key, pk_tag tag_i, pk_tag tag_j)
+{
+    uint32_t c0, c1;
+    pk_mdpd_pair_words(key, tag_i, tag_j, &c0, &c1);
     const double u1 = (pk_small_uint_to_double(c0) + 1.0) * 0x1.0p-32;   /* (0, 1] */
     const double u2 = pk_small_uint_to_double(c1) * 0x1.0p-32;           /* [0, 1) */
     return sqrt(-2.0 * pk_log_normal(u1)) * pk_cos_two_pi(u2);
+}
+
+/* The uniform alternative (pair_style mdpd/pk ... noise uniform): xi = sqrt(3) (2u - 1), with
+ * u = (c0 + 1/2) 2^-32 from the first Philox word, is uniform on (-sqrt 3, sqrt 3) with mean 0
+ * and variance 1 (to 2^-64). The fluctuation-dissipation theorem of DPD fixes only these two
+ * moments, so Groot & Warren (J. Chem. Phys. 107, 4423 (1997), sec. II) and DL_MESO use it in
+ * place of the Gaussian: it saves the logarithm, square root and cosine of Box-Muller. The
+ * 2^32 values of c0 map to pairs of exact opposites, so the mean is exactly 0 over the
+ * period. 2u - 1 = c0 2^-31 + (2^-32 - 1) is exact in double (33 significant bits, fused or
+ * not), leaving one rounding, the product with sqrt 3, on every backend. */
+PK_HD double pk_mdpd_uniform_of_word(uint32_t c0)
+{
+    const double two_u_minus_1 = pk_small_uint_to_double(c0) * 0x1.0p-31 + (0x1.0p-32 - 1.0);
+    return 1.7320508075688772 * two_u_minus_1;
+}
+
+PK_HD double pk_mdpd_uniform_keyed(uint32_t key, pk_tag tag_i, pk_tag tag_j)
+{
+    uint32_t c0, c1;
+    pk_mdpd_pair_words(key, tag_i, tag_j, &c0, &c1);
+    return pk_mdpd_uniform_of_word(c0);
+}
+
+/* The pair's noise of either kind: `uniform` is 0 for the Gaussian (the default stream), 1
+ * for pk_mdpd_uniform_keyed. */
+PK_HD double pk_mdpd_noise_keyed(int uniform, uint32_t key, pk_tag tag_i, pk_tag tag_j)
+{
+    return uniform ? pk_mdpd_uniform_keyed(key, tag_i, tag_j)
+                   : pk_mdpd_gaussian_keyed(key, tag_i, tag_j);
 }
 
 /* The unit Gaussian shared by the pair {tag_i, tag_j} at this step. */

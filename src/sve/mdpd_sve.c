@@ -8,6 +8,10 @@ static pk_code sve_compute(void *model, void *state, const void *args, pk_out *o
                            pk_status *st)
 {
     (void)state;
+    /* pk_mdpd_set_backend refuses uniform noise here; this catches a later pk_mdpd_set_noise */
+    if (((const pk_mdpd *)model)->noise != PK_MDPD_NOISE_GAUSSIAN)
+        return pk_fail(st, PK_ERR_UNSUPPORTED, "backend sve draws only gaussian noise; choose "
+                       "the backend again after pk_mdpd_set_noise");
     return pk_mdpd_host_step(model, args, out, pk_mdpd_sve_density_rows,
                              pk_mdpd_sve_force_rows, st);
 }

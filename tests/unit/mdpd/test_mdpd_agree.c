@@ -2,6 +2,7 @@
  * cpu backend on the same beads, both density kernels, noise on, special bonds, a step with a
  * fresh neighbour list and one that reuses it with moved atoms. Also: a rerun gives bitwise
  * equal forces, and asking for no energy or virial leaves the forces' bits unchanged.
+ * Gaussian and uniform noise (the latter refused by sve: sve_refuses_uniform).
  * The sve kind is held to SVE_RTOL (1e-12) instead of DOUBLE_RTOL, and its pair noise must
  * equal the scalar generator's bit for bit (sve_noise_bitwise). */
 #include <stdlib.h>
@@ -14,25 +15,27 @@
 #include "mdpd_system.h"
 #include "pk_agree.h"
 
-static pk_mdpd *make_model(pk_mdpd_kernel kernel, const pk_backend_request *req)
+static pk_mdpd *make_model(pk_mdpd_kernel kernel, pk_mdpd_noise noise,
+                           const pk_backend_request *req)
 {
     pk_status st;
     pk_status_clear(&st);
     pk_mdpd *m = mdpd_two_type_model(kernel);
-    if (pk_mdpd_set_backend(m, req, &st)) {
+    if (pk_mdpd_set_noise(m, noise, &st) || pk_mdpd_set_backend(m, req, &st)) {
         fprintf(stderr, "backend: %s\n", st.msg);
         exit(2);
     }
     return m;
 }
 
-static void run_case(const char *name, pk_mdpd_kernel kernel, const pk_backend_request *req)
+static void run_case(const char *name, pk_mdpd_kernel kernel, pk_mdpd_noise noise,
+                     const pk_backend_request *req)
 {
     const int mixed = req->precision == PK_PRECISION_MIXED;
     const double double_rtol = req->kind == PK_BACKEND_SVE ? SVE_RTOL : DOUBLE_RTOL;
     pk_backend_request cpu;
     pk_backend_request_cpu(&cpu);
-    pk_mdpd *ref = make_model(kernel, &cpu), *test = make_model(kernel, req);
+    pk_mdpd *ref = make_model(kernel, noise, &cpu), *test = make_model(kernel, noise, req);
 
     mdpd_system s;
     mdpd_system_liquid(&s, 11u + (unsigned)kernel);
@@ -179,8 +182,8 @@ static void sve_variants(const pk_backend_request *req)
     for (int noisy = 0; noisy <= 1; noisy++)
         for (int newton = 0; newton <= 1; newton++) {
             if (noisy && newton) continue;   /* run_case's */
-            pk_mdpd *ref = make_model(PK_MDPD_WARREN, &cpu);
-            pk_mdpd *test = make_model(PK_MDPD_WARREN, req);
+            pk_mdpd *ref = make_model(PK_MDPD_WARREN, PK_MDPD_NOISE_GAUSSIAN, &cpu);
+            pk_mdpd *test = make_model(PK_MDPD_WARREN, PK_MDPD_NOISE_GAUSSIAN, req);
             if (!noisy) {
                 without_noise(ref, &cpu);
                 without_noise(test, req);
@@ -216,7 +219,8 @@ static void sve_variants(const pk_backend_request *req)
         }
 
     /* the lucy kernel with per-atom masses (rmass), the same on an atom and its images */
-    pk_mdpd *ref = make_model(PK_MDPD_LUCY, &cpu), *test = make_model(PK_MDPD_LUCY, req);
+    pk_mdpd *ref = make_model(PK_MDPD_LUCY, PK_MDPD_NOISE_GAUSSIAN, &cpu);
+    pk_mdpd *test = make_model(PK_MDPD_LUCY, PK_MDPD_NOISE_GAUSSIAN, req);
     mdpd_system s;
     mdpd_system_make(&s, 750, 5.0, 0.0, 29u);
     mdpd_system_neighbors(&s, 1.3, 0);
@@ -237,6 +241,31 @@ static void sve_variants(const pk_backend_request *req)
     pk_mdpd_destroy(ref);
     pk_mdpd_destroy(test);
 }
+
+/* The SVE kernel draws only Gaussian noise: asked for with uniform noise it refuses, saying
+ * so, and auto then runs the cpu backend. */
+static void sve_refuses_uniform(const pk_backend_request *req)
+{
+    pk_status st;
+    pk_status_clear(&st);
+    pk_mdpd *m = mdpd_two_type_model(PK_MDPD_WARREN);
+    PK_CHECK(pk_mdpd_set_noise(m, PK_MDPD_NOISE_UNIFORM, &st) == PK_OK, "%s", st.msg);
+    PK_CHECK(pk_mdpd_set_backend(m, req, &st) == PK_ERR_UNSUPPORTED,
+             "sve backend accepted uniform noise");
+    PK_CHECK(strstr(st.msg, "backend sve draws only gaussian noise") != NULL, "message: %s",
+             st.msg);
+    printf("sve with uniform noise refused: %s\n", st.msg);
+    pk_backend_request any = *req;
+    any.kind = PK_BACKEND_AUTO;
+    pk_status_clear(&st);
+    PK_CHECK(pk_mdpd_set_backend(m, &any, &st) == PK_OK, "auto: %s", st.msg);
+    PK_CHECK(pk_mdpd_backend(m)->info.kind == PK_BACKEND_CPU, "auto with uniform noise chose %d",
+             pk_mdpd_backend(m)->info.kind);
+    PK_CHECK(strstr(pk_mdpd_backend(m)->note, "only gaussian noise") != NULL, "auto's note: %s",
+             pk_mdpd_backend(m)->note);
+    printf("auto with uniform noise: cpu (%s)\n", pk_mdpd_backend(m)->note);
+    pk_mdpd_destroy(m);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -248,9 +277,14 @@ int main(int argc, char **argv)
     if (req.kind == PK_BACKEND_SVE) {
         sve_noise_bitwise();
         sve_variants(&req);
+        sve_refuses_uniform(&req);
     }
 #endif
-    run_case("warren density", PK_MDPD_WARREN, &req);
-    run_case("lucy density (mass-weighted)", PK_MDPD_LUCY, &req);
+    run_case("warren density", PK_MDPD_WARREN, PK_MDPD_NOISE_GAUSSIAN, &req);
+    run_case("lucy density (mass-weighted)", PK_MDPD_LUCY, PK_MDPD_NOISE_GAUSSIAN, &req);
+    if (req.kind != PK_BACKEND_SVE) {   /* refused there: sve_refuses_uniform */
+        run_case("warren density, uniform noise", PK_MDPD_WARREN, PK_MDPD_NOISE_UNIFORM, &req);
+        run_case("lucy density, uniform noise", PK_MDPD_LUCY, PK_MDPD_NOISE_UNIFORM, &req);
+    }
     return pk_test_finish();
 }

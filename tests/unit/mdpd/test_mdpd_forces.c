@@ -102,12 +102,15 @@ static void test_forces_are_energy_gradient(void)
 }
 
 /* The same periodic system with newton on (pairs with ghosts once, ghost parts folded back)
- * and off (pairs with ghosts on both sides): identical physics, random forces included. */
-static void test_newton_on_off_agree(pk_mdpd_kernel kernel)
+ * and off (pairs with ghosts on both sides): identical physics, random forces (of either
+ * noise) included. */
+static void test_newton_on_off_agree(pk_mdpd_kernel kernel, pk_mdpd_noise noise)
 {
     mdpd_system s;
     mdpd_system_make(&s, 192, 4.0, 0.0, 7u);
     pk_mdpd *m = make_model(kernel, 1.0, 1);
+    pk_status st;
+    PK_CHECK(pk_mdpd_set_noise(m, noise, &st) == PK_OK, "%s", st.msg);
     result on, off;
     mdpd_system_neighbors(&s, 1.0, 1);
     evaluate(m, &s, 1, &on);
@@ -133,13 +136,17 @@ static void test_newton_on_off_agree(pk_mdpd_kernel kernel)
     mdpd_system_free(&s);
 }
 
-static void test_threads_agree(void)
+/* 1 and 2 threads give the same forces, for either noise (the pair's xi depends on the
+ * tags alone, not on which thread draws it). */
+static void test_threads_agree(pk_mdpd_noise noise)
 {
 #ifdef _OPENMP
     mdpd_system s;
     mdpd_system_make(&s, 192, 4.0, 0.0, 5u);
     mdpd_system_neighbors(&s, 1.0, 1);
     pk_mdpd *m = make_model(PK_MDPD_WARREN, 1.0, 1);
+    pk_status st;
+    PK_CHECK(pk_mdpd_set_noise(m, noise, &st) == PK_OK, "%s", st.msg);
     result one, two;
     omp_set_num_threads(1);
     evaluate(m, &s, 1, &one);
@@ -153,6 +160,7 @@ static void test_threads_agree(void)
     pk_mdpd_destroy(m);
     mdpd_system_free(&s);
 #else
+    (void)noise;
     printf("threads: skipped (built without OpenMP)\n");
 #endif
 }
@@ -228,9 +236,11 @@ static void test_nonfinite_coefficients(void)
 int main(void)
 {
     test_forces_are_energy_gradient();
-    test_newton_on_off_agree(PK_MDPD_WARREN);
-    test_newton_on_off_agree(PK_MDPD_LUCY);
-    test_threads_agree();
+    test_newton_on_off_agree(PK_MDPD_WARREN, PK_MDPD_NOISE_GAUSSIAN);
+    test_newton_on_off_agree(PK_MDPD_LUCY, PK_MDPD_NOISE_GAUSSIAN);
+    test_newton_on_off_agree(PK_MDPD_WARREN, PK_MDPD_NOISE_UNIFORM);
+    test_threads_agree(PK_MDPD_NOISE_GAUSSIAN);
+    test_threads_agree(PK_MDPD_NOISE_UNIFORM);
     test_bad_coefficients();
     test_nonfinite_coefficients();
     return pk_test_finish();

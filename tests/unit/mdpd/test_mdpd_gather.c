@@ -62,9 +62,12 @@ static void gather_step(const pk_mdpd *m, const mdpd_system *s, const pk_mdpd_st
     free(centre); free(offset); free(neigh); free(mass);
 }
 
-static void run_case(const char *name, pk_mdpd_kernel kernel)
+static void run_case(const char *name, pk_mdpd_kernel kernel, pk_mdpd_noise noise)
 {
     pk_mdpd *m = mdpd_two_type_model(kernel);
+    pk_status st;
+    pk_status_clear(&st);
+    PK_CHECK(pk_mdpd_set_noise(m, noise, &st) == PK_OK, "%s", st.msg);
     mdpd_system s;
     mdpd_system_liquid(&s, 11u + (unsigned)kernel);
     const double special[4] = MDPD_LIQUID_SPECIAL;
@@ -89,7 +92,9 @@ static void run_case(const char *name, pk_mdpd_kernel kernel)
 
 int main(void)
 {
-    run_case("warren density", PK_MDPD_WARREN);
-    run_case("lucy density (mass-weighted)", PK_MDPD_LUCY);
+    run_case("warren density", PK_MDPD_WARREN, PK_MDPD_NOISE_GAUSSIAN);
+    run_case("lucy density (mass-weighted)", PK_MDPD_LUCY, PK_MDPD_NOISE_GAUSSIAN);
+    run_case("warren density, uniform noise", PK_MDPD_WARREN, PK_MDPD_NOISE_UNIFORM);
+    run_case("lucy density, uniform noise", PK_MDPD_LUCY, PK_MDPD_NOISE_UNIFORM);
     return pk_test_finish();
 }

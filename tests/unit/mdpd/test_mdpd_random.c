@@ -1,5 +1,6 @@
-/* mdpd core: the pair random numbers are symmetric, reproducible and unit Gaussian, and the
- * random force on a pair is equal and opposite whichever atom lists the other. */
+/* mdpd core: the pair random numbers are symmetric, reproducible and unit Gaussian (or
+ * uniform with mean 0 and variance 1), and the random force on a pair is equal and opposite
+ * whichever atom lists the other. */
 #include <string.h>
 
 #include <Random123/philox.h>
@@ -36,9 +37,49 @@ static void test_unit_gaussian(void)
     printf("gaussian: mean %.2e variance %.5f fourth moment %.4f over %d samples\n", mean, var, m4, n);
 }
 
+/* The uniform noise: keyed and pair-symmetric as the Gaussian, a different stream, inside
+ * (-sqrt 3, sqrt 3), and with mean 0, variance 1 and fourth moment 9/5 (uniform on
+ * [-sqrt 3, sqrt 3]), each within 6 standard errors over 4e6 pairs (standard errors
+ * sqrt(1/n), sqrt(0.8/n), sqrt((81/9 - 3.24)/n) = sqrt(5.76/n)). */
+static void test_unit_uniform(void)
+{
+    const uint32_t key = pk_mdpd_noise_key(9872598u, 100);
+    const double a = pk_mdpd_uniform_keyed(key, 17, 4242);
+    PK_CHECK(a == pk_mdpd_uniform_keyed(key, 4242, 17), "pair order matters");
+    PK_CHECK(a == pk_mdpd_noise_keyed(1, key, 17, 4242), "noise_keyed(uniform) differs");
+    PK_CHECK(pk_mdpd_noise_keyed(0, key, 17, 4242) == pk_mdpd_gaussian_keyed(key, 17, 4242),
+             "noise_keyed(gaussian) is not the default stream");
+    PK_CHECK(a != pk_mdpd_uniform_keyed(pk_mdpd_noise_key(9872598u, 101), 17, 4242),
+             "step does not change it");
+    /* words w and 2^32 - 1 - w give exact opposites; the ends are -+(1 - 2^-32) sqrt 3 */
+    int opposite = 1;
+    for (uint32_t w = 0; w < 100000u; w++) {
+        const uint32_t v = w * 42949u;
+        if (pk_mdpd_uniform_of_word(v) != -pk_mdpd_uniform_of_word(0xFFFFFFFFu - v)) opposite = 0;
+    }
+    PK_CHECK(opposite, "uniform noise of w and 2^32-1-w are not exact opposites");
+    PK_CHECK(pk_mdpd_uniform_of_word(0xFFFFFFFFu) == 1.7320508075688772 * (1.0 - 0x1.0p-32),
+             "largest word gives %.17g", pk_mdpd_uniform_of_word(0xFFFFFFFFu));
+    const int n = 4000000;
+    double s1 = 0, s2 = 0, s4 = 0, biggest = 0;
+    for (int k = 0; k < n; k++) {
+        const double u = pk_mdpd_uniform_keyed(pk_mdpd_noise_key(12345u, (uint64_t)(k / 4000)),
+                                               k % 4000 + 1, 5000 + k % 777);
+        s1 += u; s2 += u * u; s4 += u * u * u * u;
+        if (fabs(u) > biggest) biggest = fabs(u);
+    }
+    const double mean = s1 / n, var = s2 / n - mean * mean, m4 = s4 / n;
+    PK_CHECK(biggest < sqrt(3.0), "|xi| = %.17g reaches sqrt 3", biggest);
+    PK_CHECK(fabs(mean) < 6.0 * sqrt(1.0 / n), "mean %g", mean);
+    PK_CHECK(fabs(var - 1.0) < 6.0 * sqrt(0.8 / n), "variance %g", var);
+    PK_CHECK(fabs(m4 - 1.8) < 6.0 * sqrt(5.76 / n), "fourth moment %g", m4);
+    printf("uniform: mean %.2e variance %.5f fourth moment %.4f max |xi| %.6f over %d samples\n",
+           mean, var, m4, biggest, n);
+}
+
 /* Two beads at rest: only the random force acts. Listing the pair from either side gives
- * F on bead 0 and F on bead 1 that are exact negatives. */
-static void test_random_force_antisymmetric(void)
+ * F on bead 0 and F on bead 1 that are exact negatives; for either noise. */
+static void test_random_force_antisymmetric(pk_mdpd_noise noise)
 {
     double x[2][3] = {{0.1, 0.2, 0.3}, {0.5, 0.1, 0.6}}, v[2][3] = {{0}};
     int type[2] = {1, 1};
@@ -55,6 +96,8 @@ static void test_random_force_antisymmetric(void)
     pk_mdpd_settings(m, 1.0, 1.0, 99, PK_MDPD_WARREN, &st);
     pk_mdpd_coeff(m, 1, 1, 1, 1, 0.0, 0.0, 4.5, 1.0, 0.75, &st);
     pk_mdpd_init(m, &st);
+    PK_CHECK(pk_mdpd_set_noise(m, noise, &st) == PK_OK, "%s", st.msg);
+    PK_CHECK(pk_mdpd_set_noise(m, (pk_mdpd_noise)7, &st) == PK_ERR_ARG, "noise 7 accepted");
     double rho[2] = {0, 0};
     double fa[2][3] = {{0}}, fb[2][3] = {{0}};
     pk_mdpd_step step = {3, 0.01, NULL};
@@ -121,6 +164,8 @@ int main(void)
     test_cos_two_pi();
     test_symmetric_and_keyed();
     test_unit_gaussian();
-    test_random_force_antisymmetric();
+    test_unit_uniform();
+    test_random_force_antisymmetric(PK_MDPD_NOISE_GAUSSIAN);
+    test_random_force_antisymmetric(PK_MDPD_NOISE_UNIFORM);
     return pk_test_finish();
 }
