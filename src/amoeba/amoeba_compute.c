@@ -28,10 +28,15 @@ double pk_amoeba_state_bytes(const pk_amoeba_state *state)
     return bytes + pk_backend_memory(&state->backend);
 }
 
-static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,
-                    const pk_amoeba_list *nl, const pk_amoeba_comm *comm, pk_amoeba_terms terms,
-                    pk_amoeba_state *state, pk_out *out, pk_status *st)
+static pk_code step(const amoeba_terms_ops *ops, const pk_amoeba_args *g, pk_out *out,
+                    pk_status *st)
 {
+    const pk_amoeba_model *m = g->model;
+    const pk_atoms *a = g->atoms;
+    const pk_amoeba_sites *s = g->sites;
+    const pk_amoeba_comm *comm = g->comm;
+    const pk_amoeba_terms terms = g->terms;
+    pk_amoeba_state *state = g->state;
     const size_t nall = (size_t)a->nlocal + (size_t)a->nghost;
     pk_code rc;
     state->energy[0] = state->energy[1] = state->energy[2] = 0.0;
@@ -49,14 +54,14 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
     const double hal_cut = terms.hal ? pk_amoeba_hal_reach(m, a, s) : 0.0;
     pk_timer_stop(&state->t_hal);
     pk_timer_start(&state->t_mpole);
-    rc = pk_amoeba_pairs_build(&state->pairs, nl, a, cut, with_pc, hal_cut, st);
+    rc = pk_amoeba_pairs_build(&state->pairs, g->list, a, cut, with_pc, hal_cut, st);
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
 
     if (terms.hal) {
         out->energy = 0.0;
         pk_timer_start(&state->t_hal);
-        rc = amoeba_hal_run(k, m, a, s, nl, &state->pairs, &state->work, out, st);
+        rc = ops->hal(ops->ctx, g, out, st);
         pk_timer_stop(&state->t_hal);
         if (rc) return rc;
         state->energy[0] = out->energy;
@@ -77,16 +82,14 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
     memset(torque, 0, nall * sizeof *torque);
     out->energy = 0.0;
     if (!rc && terms.mpole)
-        rc = amoeba_mpole_run(k, m, a, nl, &state->pairs, (const double (*)[13])rpole, torque,
-                              &state->work, out, st);
+        rc = ops->mpole(ops->ctx, g, (const double (*)[13])rpole, torque, out, st);
     state->energy[1] = out->energy;
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
 
     if (terms.polar) {
         pk_timer_start(&state->t_induce);
-        rc = amoeba_induce_run(k, m, a, s, nl, &state->pairs, (const double (*)[13])rpole, comm,
-                               u, &state->induce, &state->last, st);
+        rc = ops->induce(ops->ctx, g, (const double (*)[13])rpole, u, st);
         pk_timer_stop(&state->t_induce);
         if (rc) return rc;
         state->pcg_iterations += state->last.iterations;
@@ -97,9 +100,8 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
         out->energy = 0.0;
         pk_amoeba_polar_energy(m, a, s, (const double (*)[6])u, &state->induce, out);
         state->energy[2] = out->energy;
-        rc = amoeba_polar_forces_run(k, m, a, s, nl, &state->pairs,
-                                     (const double (*)[13])rpole, (const double (*)[6])u,
-                                     torque, &state->work, out, st);
+        rc = ops->polar(ops->ctx, g, (const double (*)[13])rpole, (const double (*)[6])u, torque,
+                        out, st);
         pk_timer_stop(&state->t_polar);
         if (rc) return rc;
     }
@@ -112,16 +114,55 @@ static pk_code step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
     return rc;
 }
 
+pk_code amoeba_step_terms(const amoeba_terms_ops *ops, const pk_amoeba_args *g, pk_out *out,
+                          pk_status *st)
+{
+    /* each term's energy is collected from zero, then added to the caller's total */
+    const double e_in = out->energy;
+    pk_code rc = step(ops, g, out, st);
+    const pk_amoeba_state *state = g->state;
+    out->energy = e_in + state->energy[0] + state->energy[1] + state->energy[2];
+    return rc;
+}
+
+/* ---- the portable terms, with a table of pair kernels (ctx) ---------------------------- */
+
+static pk_code kernels_hal(const void *ctx, const pk_amoeba_args *g, pk_out *out, pk_status *st)
+{
+    return amoeba_hal_run(ctx, g->model, g->atoms, g->sites, g->list, &g->state->pairs,
+                          &g->state->work, out, st);
+}
+
+static pk_code kernels_mpole(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                             double (*torque)[3], pk_out *out, pk_status *st)
+{
+    return amoeba_mpole_run(ctx, g->model, g->atoms, g->list, &g->state->pairs, rpole, torque,
+                            &g->state->work, out, st);
+}
+
+static pk_code kernels_induce(const void *ctx, const pk_amoeba_args *g,
+                              const double (*rpole)[13], double (*u)[6], pk_status *st)
+{
+    return amoeba_induce_run(ctx, g->model, g->atoms, g->sites, g->list, &g->state->pairs,
+                             rpole, g->comm, u, &g->state->induce, &g->state->last, st);
+}
+
+static pk_code kernels_polar(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                             const double (*u)[6], double (*torque)[3], pk_out *out,
+                             pk_status *st)
+{
+    return amoeba_polar_forces_run(ctx, g->model, g->atoms, g->sites, g->list, &g->state->pairs,
+                                   rpole, u, torque, &g->state->work, out, st);
+}
+
 pk_code amoeba_step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_atoms *a,
                     const pk_amoeba_sites *s, const pk_amoeba_list *nl,
                     const pk_amoeba_comm *comm, pk_amoeba_terms terms, pk_amoeba_state *state,
                     pk_out *out, pk_status *st)
 {
-    /* each term's energy is collected from zero, then added to the caller's total */
-    const double e_in = out->energy;
-    pk_code rc = step(k, m, a, s, nl, comm, terms, state, out, st);
-    out->energy = e_in + state->energy[0] + state->energy[1] + state->energy[2];
-    return rc;
+    const amoeba_terms_ops ops = {k, kernels_hal, kernels_mpole, kernels_induce, kernels_polar};
+    const pk_amoeba_args g = {m, a, s, nl, comm, terms, state};
+    return amoeba_step_terms(&ops, &g, out, st);
 }
 
 pk_code pk_amoeba_compute(const pk_amoeba_model *m, const pk_atoms *a, const pk_amoeba_sites *s,

@@ -9,7 +9,6 @@
  * Also the host loop that runs the kernels' per-thread code (the tests' stand-in for the
  * device) and the test backend built on it, pk_amoeba_gpu_emulated. */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,109 +418,62 @@ static void gpu_products(const pk_amoeba_list *nl, const amoeba_slot *sl, int pc
 static const amoeba_kernels GPU_KERNELS = {.products = gpu_products,
                                            .products_fit = gpu_products_fit};
 
-/* amoeba_compute.c's step, HAL, multipoles and the PCG's products through d */
-static pk_code step(const amoeba_gpu_device *d, amoeba_gpu_host *h, const pk_amoeba_args *g,
-                    pk_out *out, pk_status *st)
+/* ---- the step: amoeba_compute.c's, with HAL, multipoles, polarization forces and the
+ * PCG's products through the device ----------------------------------------------------- */
+
+typedef struct {
+    const amoeba_gpu_device *d;
+    amoeba_gpu_host *h;
+} gpu_terms;
+
+static pk_code terms_hal(const void *ctx, const pk_amoeba_args *g, pk_out *out, pk_status *st)
 {
-    const pk_amoeba_model *m = g->model;
+    const gpu_terms *t = ctx;
+    return gpu_hal(t->d, t->h, g->model, g->atoms, g->sites, g->list, &g->state->pairs, out, st);
+}
+
+static pk_code terms_mpole(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                           double (*torque)[3], pk_out *out, pk_status *st)
+{
+    const gpu_terms *t = ctx;
+    return gpu_mpole(t->d, t->h, g->model, g->atoms, g->list, &g->state->pairs, rpole, torque,
+                     out, st);
+}
+
+/* the cpu backend's solve with the device's products */
+static pk_code terms_induce(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                            double (*u)[6], pk_status *st)
+{
+    const gpu_terms *t = ctx;
     const pk_atoms *a = g->atoms;
-    const pk_amoeba_sites *s = g->sites;
-    const pk_amoeba_list *nl = g->list;
-    const pk_amoeba_comm *comm = g->comm;
-    const pk_amoeba_terms terms = g->terms;
-    pk_amoeba_state *state = g->state;
-    const size_t nall = (size_t)a->nlocal + (size_t)a->nghost;
-    pk_code rc;
-    state->energy[0] = state->energy[1] = state->energy[2] = 0.0;
-    state->steps++;
-    h->elec_cut = -1.0;   /* new positions: no list yet */
-    if (!terms.hal && !terms.mpole && !terms.polar) return PK_OK;
-
-    const double cut = fmax(terms.mpole ? m->set.mpole_cut : 0.0,
-                            terms.polar ? m->set.polar_cut : 0.0);
-    const int with_pc =
-        terms.polar && m->polarization == PK_AMOEBA_POLAR_MUTUAL && m->set.pcg_precond;
-    pk_timer_start(&state->t_hal);
-    const double hal_cut = terms.hal ? pk_amoeba_hal_reach(m, a, s) : 0.0;
-    pk_timer_stop(&state->t_hal);
-    pk_timer_start(&state->t_mpole);
-    rc = pk_amoeba_pairs_build(&state->pairs, nl, a, cut, with_pc, hal_cut, st);
-    pk_timer_stop(&state->t_mpole);
-    if (rc) return rc;
-
-    if (terms.hal) {
-        out->energy = 0.0;
-        pk_timer_start(&state->t_hal);
-        rc = gpu_hal(d, h, m, a, s, nl, &state->pairs, out, st);
-        pk_timer_stop(&state->t_hal);
-        if (rc) return rc;
-        state->energy[0] = out->energy;
+    pcg_ctx pc = {t->d, t->h, a->nlocal + a->nghost, PK_OK, {0}};
+    pcg_now = &pc;
+    pk_code rc = amoeba_induce_run(&GPU_KERNELS, g->model, a, g->sites, g->list,
+                                   &g->state->pairs, rpole, g->comm, u, &g->state->induce,
+                                   &g->state->last, st);
+    pcg_now = NULL;
+    if (!rc && pc.rc) {
+        *st = pc.st;
+        rc = pc.rc;
     }
-    if (!terms.mpole && !terms.polar) return PK_OK;
-
-    if (pk_buffer_reserve(&state->rpole, nall * 13, sizeof(double), st) ||
-        pk_buffer_reserve(&state->torque, nall * 3, sizeof(double), st) ||
-        pk_buffer_reserve(&state->u, nall * 6, sizeof(double), st))
-        return st->code;
-    double (*rpole)[13] = state->rpole.data;
-    double (*torque)[3] = state->torque.data;
-    double (*u)[6] = state->u.data;
-
-    pk_timer_start(&state->t_mpole);
-    rc = pk_amoeba_rotate(m, a, s, rpole, &state->work, st);
-    if (!rc) comm->forward(comm->ctx, &rpole[0][0], 13);
-    memset(torque, 0, nall * sizeof *torque);
-    out->energy = 0.0;
-    if (!rc && terms.mpole)
-        rc = gpu_mpole(d, h, m, a, nl, &state->pairs, (const double (*)[13])rpole, torque, out,
-                       st);
-    state->energy[1] = out->energy;
-    pk_timer_stop(&state->t_mpole);
-    if (rc) return rc;
-
-    if (terms.polar) {   /* the cpu backend's solve with the device's products */
-        pk_timer_start(&state->t_induce);
-        pcg_ctx pc = {d, h, (int)nall, PK_OK, {0}};
-        pcg_now = &pc;
-        rc = amoeba_induce_run(&GPU_KERNELS, m, a, s, nl, &state->pairs,
-                               (const double (*)[13])rpole, comm, u, &state->induce,
-                               &state->last, st);
-        pcg_now = NULL;
-        pk_timer_stop(&state->t_induce);
-        if (!rc && pc.rc) {
-            *st = pc.st;
-            rc = pc.rc;
-        }
-        if (rc) return rc;
-        state->pcg_iterations += state->last.iterations;
-        if (state->last.iterations > state->pcg_max) state->pcg_max = state->last.iterations;
-        if (!state->last.converged) state->unconverged++;
-
-        pk_timer_start(&state->t_polar);
-        out->energy = 0.0;
-        pk_amoeba_polar_energy(m, a, s, (const double (*)[6])u, &state->induce, out);
-        state->energy[2] = out->energy;
-        rc = gpu_polar(d, h, m, a, s, nl, &state->pairs, (const double (*)[13])rpole,
-                       (const double (*)[6])u, torque, out, st);
-        pk_timer_stop(&state->t_polar);
-        if (rc) return rc;
-    }
-
-    pk_timer_start(&state->t_mpole);
-    comm->reverse(comm->ctx, &torque[0][0], 3);
-    rc = pk_amoeba_torque_forces(a, s, (const double (*)[3])torque, &state->work, out, st);
-    pk_timer_stop(&state->t_mpole);
     return rc;
+}
+
+static pk_code terms_polar(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                           const double (*u)[6], double (*torque)[3], pk_out *out, pk_status *st)
+{
+    const gpu_terms *t = ctx;
+    return gpu_polar(t->d, t->h, g->model, g->atoms, g->sites, g->list, &g->state->pairs, rpole,
+                     u, torque, out, st);
 }
 
 pk_code amoeba_gpu_step(const amoeba_gpu_device *d, amoeba_gpu_host *h, const void *args,
                         pk_out *out, pk_status *st)
 {
-    const pk_amoeba_args *g = args;
-    const double e_in = out->energy;   /* each term from zero, then added to the caller's */
-    const pk_code rc = step(d, h, g, out, st);
-    out->energy = e_in + g->state->energy[0] + g->state->energy[1] + g->state->energy[2];
-    return rc;
+    const gpu_terms t = {d, h};
+    const amoeba_terms_ops ops = {&t, terms_hal, terms_mpole, terms_induce, terms_polar};
+    h->elec_cut = -1.0;   /* new positions: no list yet */
+    return amoeba_step_terms(&ops, args, out, st);
 }
 
 /* ---- the per-thread code in a host loop (tests) ----------------------------------------- */

@@ -212,4 +212,25 @@ pk_code amoeba_step(const amoeba_kernels *k, const pk_amoeba_model *m, const pk_
                     const pk_amoeba_comm *comm, pk_amoeba_terms terms, pk_amoeba_state *state,
                     pk_out *out, pk_status *st);
 
+/* ---- the step with a backend's own terms ------------------------------------------------ */
+
+/* How a backend computes each term of a step (ctx: its own data); amoeba_step_terms runs
+ * them in order with the pair sets, frames, communication, timers and solver statistics
+ * between them. The pair sets are g->state->pairs; hal and mpole collect their energy from
+ * out->energy = 0, polar adds its forces to the polarization energy already there. The
+ * portable ones call the amoeba_*_run functions above with a kernel table. */
+typedef struct {
+    const void *ctx;
+    pk_code (*hal)(const void *ctx, const pk_amoeba_args *g, pk_out *out, pk_status *st);
+    pk_code (*mpole)(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                     double (*torque)[3], pk_out *out, pk_status *st);
+    pk_code (*induce)(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                      double (*u)[6], pk_status *st);
+    pk_code (*polar)(const void *ctx, const pk_amoeba_args *g, const double (*rpole)[13],
+                     const double (*u)[6], double (*torque)[3], pk_out *out, pk_status *st);
+} amoeba_terms_ops;
+
+pk_code amoeba_step_terms(const amoeba_terms_ops *ops, const pk_amoeba_args *g, pk_out *out,
+                          pk_status *st);
+
 #endif
