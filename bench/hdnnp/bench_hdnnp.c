@@ -41,17 +41,11 @@ int main(int argc, char **argv)
 {
     const int steps = argc > 1 ? atoi(argv[1]) : 10;
     const int rep = argc > 2 ? atoi(argv[2]) : 1;
-    const char *shared = getenv("PAIRKIT_SHARED");
-    if (!shared) shared = "../shared";
-    char dir[1024], path[1100];
-    snprintf(dir, sizeof dir, "%s/reference/n2p2/H2O_RPBE-D3", shared);
-    snprintf(path, sizeof path, "%s/input.data", dir);
+    char dir[HD_PATH];
     pk_status st;
     pk_hdnnp_model *m;
-    if (pk_hdnnp_model_load(dir, NULL, &m, &st)) { fprintf(stderr, "%s\n", st.msg); return 1; }
-    static const char *const sym[] = {"H", "O"};
     hd_system s;
-    if (hd_read_n2p2(path, sym, 2, &s)) { fprintf(stderr, "cannot read %s\n", path); return 1; }
+    if (hd_water_reference(dir, &m, &s)) return 1;
     if (rep > 1) replicate(&s, rep);
     hd_make_ghosts_within(&s, pk_hdnnp_max_cutoff(m) + 0.5);   /* LAMMPS's ghost shell */
     hd_make_neigh(&s, pk_hdnnp_max_cutoff(m) + 0.5);

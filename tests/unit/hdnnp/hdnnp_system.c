@@ -260,3 +260,25 @@ void hd_remove_tree(const char *dir)
 {
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+int hd_water_reference(char *dir, pk_hdnnp_model **m, hd_system *s)
+{
+    static const char *const symbols[] = {"H", "O"};
+    const char *shared = getenv("PAIRKIT_SHARED");
+    char path[HD_PATH + 16];
+    pk_status st;
+    snprintf(dir, HD_PATH, "%s/reference/n2p2/H2O_RPBE-D3", shared ? shared : "../shared");
+    *m = NULL;
+    if (pk_hdnnp_model_load(dir, NULL, m, &st)) {
+        fprintf(stderr, "loading the n2p2 water model: %s\n", st.msg);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/input.data", dir);
+    if (hd_read_n2p2(path, symbols, 2, s)) {
+        fprintf(stderr, "cannot read %s\n", path);
+        pk_hdnnp_model_free(*m);
+        *m = NULL;
+        return -1;
+    }
+    return 0;
+}

@@ -3,6 +3,7 @@
 #ifndef HDNNP_SYSTEM_H
 #define HDNNP_SYSTEM_H
 
+#include "pk_hdnnp.h"
 #include "pk_views.h"
 
 typedef struct hd_system_s {
@@ -31,6 +32,13 @@ void hd_fold(const hd_system *s, double (*f)[3]);
 void hd_free(hd_system *s);
 pk_neigh hd_neigh(const hd_system *s);
 pk_atoms hd_atoms(const hd_system *s);
+
+/* n2p2's RPBE-D3 water, the reference these tests and benches use ($PAIRKIT_SHARED, default
+ * ../shared): its folder into dir (HD_PATH chars), its model into *m and the first
+ * configuration of its input.data into s (types 1 = H, 2 = O; no ghosts yet). Returns 0, or
+ * -1 after printing why to stderr. */
+enum { HD_PATH = 1024 };
+int hd_water_reference(char *dir, pk_hdnnp_model **m, hd_system *s);
 
 /* Write text to dir/name (dir created if needed). Returns 0 on success. */
 int hd_write_file(const char *dir, const char *name, const char *text);

@@ -32,7 +32,6 @@
 static const double AGREE_RTOL_SVE = 1e-12;
 enum { SVE_STRIDE = 8 };
 
-static const char *const symbols[] = {"H", "O"};
 static const int t2e[3] = {-1, 0, 1};   /* LAMMPS type 1 = H, 2 = O */
 
 /* One evaluation: everything requested (all = 1) or forces alone. */
@@ -135,16 +134,11 @@ int main(int argc, char **argv)
     if (code >= 0) return code;
     pk_backend_request_cpu(&cpu);
 
-    const char *shared = getenv("PAIRKIT_SHARED");
-    char dir[1024], path[1100];
-    snprintf(dir, sizeof dir, "%s/reference/n2p2/H2O_RPBE-D3", shared ? shared : "../shared");
-    pk_status st;
-    pk_hdnnp_model *m = NULL;
-    PK_CHECK(pk_hdnnp_model_load(dir, NULL, &m, &st) == PK_OK, "load: %s", st.msg);
-    if (!m) return pk_test_finish();
+    char dir[HD_PATH];
+    pk_hdnnp_model *m;
     hd_system s;
-    snprintf(path, sizeof path, "%s/input.data", dir);
-    PK_CHECK(hd_read_n2p2(path, symbols, 2, &s) == 0, "read %s", path);
+    PK_CHECK(hd_water_reference(dir, &m, &s) == 0, "the n2p2 water reference");
+    if (!m) return pk_test_finish();
     hd_make_ghosts(&s);
     hd_make_neigh(&s, pk_hdnnp_max_cutoff(m) + 0.5);   /* a skin, as LAMMPS has */
     pk_neigh nl = hd_neigh(&s);
@@ -160,6 +154,7 @@ int main(int argc, char **argv)
         printf("  %d of %d atoms as centres (every %dth)\n", n, s.nlocal, SVE_STRIDE);
     }
 
+    pk_status st;
     pk_hdnnp_context *ctx = NULL;
     PK_CHECK(pk_hdnnp_context_create(m, &ctx, &st) == PK_OK, "context: %s", st.msg);
     if (!ctx) return pk_test_finish();

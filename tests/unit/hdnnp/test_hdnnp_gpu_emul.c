@@ -23,7 +23,6 @@
 #include "pk_agree.h"
 #include "pk_hdnnp.h"
 
-static const char *const symbols[] = {"H", "O"};
 static const int t2e[3] = {-1, 0, 1};
 
 typedef struct {
@@ -228,16 +227,12 @@ static void check_overlap(const pk_hdnnp_model *m, hd_system *s)
 
 int main(void)
 {
-    const char *shared = getenv("PAIRKIT_SHARED");
-    char dir[1024], path[1100];
-    snprintf(dir, sizeof dir, "%s/reference/n2p2/H2O_RPBE-D3", shared ? shared : "../shared");
+    char dir[HD_PATH];
     pk_status st;
-    pk_hdnnp_model *m = NULL;
-    PK_CHECK(pk_hdnnp_model_load(dir, NULL, &m, &st) == PK_OK, "load: %s", st.msg);
-    if (!m) return pk_test_finish();
+    pk_hdnnp_model *m;
     hd_system s;
-    snprintf(path, sizeof path, "%s/input.data", dir);
-    PK_CHECK(hd_read_n2p2(path, symbols, 2, &s) == 0, "read %s", path);
+    PK_CHECK(hd_water_reference(dir, &m, &s) == 0, "the n2p2 water reference");
+    if (!m) return pk_test_finish();
     hd_make_ghosts(&s);
     hd_make_neigh(&s, pk_hdnnp_max_cutoff(m) + 0.5);
     pk_neigh nl = hd_neigh(&s);

@@ -13,7 +13,6 @@
 #include "pk_hdnnp.h"
 #include "pk_test.h"
 
-static const char *const symbols[] = {"H", "O"};
 
 typedef struct {
     double energy, virial[6];
@@ -44,14 +43,11 @@ static void run(pk_hdnnp_context *ctx, const hd_system *s, const int *t2e, resul
 
 int main(void)
 {
-    const char *shared = getenv("PAIRKIT_SHARED");
-    if (!shared) shared = "../shared";
-    char dir[1024], path[1100];
-    snprintf(dir, sizeof dir, "%s/reference/n2p2/H2O_RPBE-D3", shared);
-
+    char dir[HD_PATH], path[HD_PATH + 32];
     pk_status st;
-    pk_hdnnp_model *m = NULL;
-    PK_CHECK(pk_hdnnp_model_load(dir, NULL, &m, &st) == PK_OK, "load: %s", st.msg);
+    pk_hdnnp_model *m;
+    hd_system s;
+    PK_CHECK(hd_water_reference(dir, &m, &s) == 0, "the n2p2 water reference");
     if (!m) return pk_test_finish();
     PK_CHECK(pk_hdnnp_num_elements(m) == 2 && pk_hdnnp_element_index(m, "H") == 0 &&
                  pk_hdnnp_element_index(m, "O") == 1, "element order by atomic number");
@@ -60,9 +56,7 @@ int main(void)
              pk_hdnnp_num_symfuncs(m, 1));
     PK_CHECK_CLOSE(pk_hdnnp_max_cutoff(m), 12.0, 0.0, 1.0);
 
-    hd_system s;
-    snprintf(path, sizeof path, "%s/input.data", dir);
-    PK_CHECK(hd_read_n2p2(path, symbols, 2, &s) == 0 && s.nlocal == 1080, "input.data");
+    PK_CHECK(s.nlocal == 1080, "input.data: %d atoms", s.nlocal);
     hd_make_ghosts(&s);
     hd_make_neigh(&s, pk_hdnnp_max_cutoff(m) + 0.5);   /* a skin, as LAMMPS has */
 
