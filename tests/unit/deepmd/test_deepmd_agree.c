@@ -68,6 +68,32 @@ static void run_free(run_out *r)
 
 static double rtol;   /* of the run being checked */
 
+/* The cpu backend's run of dp on s, then req's: the same run, a rerun (bitwise), forces
+ * alone, and DeePMD-kit's per-atom virial, at rtol. */
+static void compare(pk_deepmd *dp, const dp_sys *s, const pk_backend_request *cpu,
+                    const pk_backend_request *req)
+{
+    pk_status st;
+    run_out want, got, again, forces;
+    PK_CHECK(pk_deepmd_set_backend(dp, cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
+    run(dp, s, 1, &want);
+    PK_CHECK(pk_deepmd_set_backend(dp, req, &st) == PK_OK, "%s backend: %s",
+             pk_backend_name((pk_backend_kind)req->kind), st.msg);
+    const pk_backend_kind kind = pk_deepmd_backend(dp)->info.kind;
+    PK_CHECK((int)kind == req->kind, "backend %s chosen, asked for %s", pk_backend_name(kind),
+             pk_backend_name((pk_backend_kind)req->kind));
+    run(dp, s, 1, &got);
+    run(dp, s, 1, &again);
+    run(dp, s, 0, &forces);
+    const size_t na = (size_t)s->nall;
+    pk_agree_runs(&want.r, &got.r, &again.r, &forces.r, na, rtol, AGREE_FLOOR);
+    pk_agree_close_scaled("per-atom virial (3x3)", got.v9, want.v9, 9 * na, rtol, AGREE_FLOOR);
+    run_free(&want);
+    run_free(&got);
+    run_free(&again);
+    run_free(&forces);
+}
+
 static pk_deepmd *load(int tabulate, int tanh_table, pk_status *st)
 {
     pk_deepmd_options o;
@@ -140,22 +166,8 @@ static void synthetic(const pk_backend_request *req, const pk_backend_request *c
         for (int i = 0; i < cs[0].natoms && i < 64; i++) type[i] = cs[0].atype[i] + 1;
         dp_sys s;
         dp_sys_build(&s, cs[0].natoms, cs[0].coord, type, cs[0].box, 5.0);
-        const size_t na = (size_t)s.nall;
         printf("synthetic model %s, tabulated kernel:\n", models[k]);
-        run_out want, got, again, forces;
-        PK_CHECK(pk_deepmd_set_backend(dp, cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
-        run(dp, &s, 1, &want);
-        PK_CHECK(pk_deepmd_set_backend(dp, req, &st) == PK_OK, "backend: %s", st.msg);
-        run(dp, &s, 1, &got);
-        run(dp, &s, 1, &again);
-        run(dp, &s, 0, &forces);
-        pk_agree_runs(&want.r, &got.r, &again.r, &forces.r, na, rtol, AGREE_FLOOR);
-        pk_agree_close_scaled("per-atom virial (3x3)", got.v9, want.v9, 9 * na, rtol,
-                              AGREE_FLOOR);
-        run_free(&want);
-        run_free(&got);
-        run_free(&again);
-        run_free(&forces);
+        compare(dp, &s, cpu, req);
         dp_sys_free(&s);
         dp_cases_free(cs, nc);
         pk_deepmd_destroy(dp);
@@ -199,7 +211,6 @@ int main(int argc, char **argv)
     dp_water(3, L, 3, x, type);
     dp_sys s;
     dp_sys_build(&s, NAT, x, type, box, 7.0);
-    const size_t na = (size_t)s.nall;
 
     /* tabulated kernel, exact kernel; for sve also the tabulated kernel with the tanh table */
     const int is_sve = req.kind == PK_BACKEND_SVE, nruns = is_sve ? 3 : 2;
@@ -219,26 +230,7 @@ int main(int argc, char **argv)
         pk_deepmd *dp = load(tabulate, tanh_table, &st);
         PK_CHECK(dp != NULL, "load: %s", st.msg);
         if (!dp) break;
-        run_out want, got, again, forces;
-        PK_CHECK(pk_deepmd_set_backend(dp, &cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
-        run(dp, &s, 1, &want);
-        PK_CHECK(pk_deepmd_set_backend(dp, &req, &st) == PK_OK, "%s backend: %s", argv[1],
-                 st.msg);
-        const pk_backend_kind kind = pk_deepmd_backend(dp)->info.kind;
-        PK_CHECK((int)kind == req.kind, "backend %s chosen, asked for %s",
-                 pk_backend_name(kind), argv[1]);
-        run(dp, &s, 1, &got);
-        run(dp, &s, 1, &again);
-        run(dp, &s, 0, &forces);
-
-        pk_agree_runs(&want.r, &got.r, &again.r, &forces.r, na, rtol, AGREE_FLOOR);
-        pk_agree_close_scaled("per-atom virial (3x3)", got.v9, want.v9, 9 * na, rtol,
-                              AGREE_FLOOR);
-
-        run_free(&want);
-        run_free(&got);
-        run_free(&again);
-        run_free(&forces);
+        compare(dp, &s, &cpu, &req);
         pk_deepmd_destroy(dp);
     }
     if (req.kind == PK_BACKEND_CPU || is_cuda) {
