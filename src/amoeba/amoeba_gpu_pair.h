@@ -142,6 +142,19 @@ PK_HD void amoeba_gpu_cross(const double a[3], const double b[3], double c[3])
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* Half of a pair's virial r (x) f, r = x_k - x_i and f the force on k (xx yy zz xy xz yz,
+ * the off-diagonal terms symmetrised), added to v: each atom of the pair counts one half,
+ * as the cpu kernels tally it. */
+PK_HD void amoeba_gpu_half_virial(const double r[3], const double f[3], double v[6])
+{
+    v[0] += 0.5 * (r[0] * f[0]);
+    v[1] += 0.5 * (r[1] * f[1]);
+    v[2] += 0.5 * (r[2] * f[2]);
+    v[3] += 0.5 * (0.5 * (r[1] * f[0] + r[0] * f[1]));
+    v[4] += 0.5 * (0.5 * (r[2] * f[0] + r[0] * f[2]));
+    v[5] += 0.5 * (0.5 * (r[2] * f[1] + r[1] * f[2]));
+}
+
 /* One pair i, k (r = x_k - x_i, radial kernels b[n] = (2n-1)!! fscale / r^(2n+1)): the
  * energy, the force on k and the torque on k — the "term" form of Ren & Ponder 2003,
  * eq. 5-7, and Tinker's emreal1d torques, as amoeba_mpole_pair derives them. */
@@ -241,12 +254,7 @@ PK_HD void amoeba_gpu_mpole_atom(const amoeba_gpu_mpole *g, int a, double out[AG
             out[AG_T + d] -= tk[d] + rxf[d];
         }
         out[AG_E] += 0.5 * en;
-        out[AG_V + 0] += 0.5 * (r[0] * frc[0]);
-        out[AG_V + 1] += 0.5 * (r[1] * frc[1]);
-        out[AG_V + 2] += 0.5 * (r[2] * frc[2]);
-        out[AG_V + 3] += 0.5 * (0.5 * (r[1] * frc[0] + r[0] * frc[1]));
-        out[AG_V + 4] += 0.5 * (0.5 * (r[2] * frc[0] + r[0] * frc[2]));
-        out[AG_V + 5] += 0.5 * (0.5 * (r[2] * frc[1] + r[1] * frc[2]));
+        amoeba_gpu_half_virial(r, frc, out + AG_V);
     }
 }
 
@@ -380,12 +388,7 @@ PK_HD void amoeba_gpu_polar_atom(const amoeba_gpu_polar *g, int a, double out[AG
             out[AG_F + d] -= frc[d];
             out[AG_T + d] += ti[d];
         }
-        out[AG_V + 0] += 0.5 * (r[0] * frc[0]);
-        out[AG_V + 1] += 0.5 * (r[1] * frc[1]);
-        out[AG_V + 2] += 0.5 * (r[2] * frc[2]);
-        out[AG_V + 3] += 0.5 * (0.5 * (r[1] * frc[0] + r[0] * frc[1]));
-        out[AG_V + 4] += 0.5 * (0.5 * (r[2] * frc[0] + r[0] * frc[2]));
-        out[AG_V + 5] += 0.5 * (0.5 * (r[2] * frc[1] + r[1] * frc[2]));
+        amoeba_gpu_half_virial(r, frc, out + AG_V);
     }
 }
 
