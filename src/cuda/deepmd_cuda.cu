@@ -33,8 +33,9 @@
 
 #include "deepmd_hd_host.h"
 #include "pk_cuda.h"
+#include "pk_cuda_sums.cuh"
 
-enum { THREADS = 128, REDUCE_THREADS = 256 };
+enum { THREADS = 128 };
 
 /* One fitting layer: device pointers into the weights buffer. */
 typedef struct {
@@ -183,24 +184,6 @@ __global__ void dp_gather_kernel(const int *centre_of, const int *offset, const 
     dp_hd_gather_atom(centre_of, offset, fd, by_atom, by_pos, npos, a, fa, va);
     for (int k = 0; k < 3; k++) f[3 * (size_t)a + k] = fa[k];
     for (int k = 0; k < 9; k++) v9[9 * (size_t)a + k] = va[k];
-}
-
-/* Per-block sums of `width` interleaved quantities over n items, a fixed tree over a fixed
- * range: the same bits on every run. The host adds the blocks in order. */
-__global__ void dp_reduce_kernel(const double *v, int n, int width, double *block)
-{
-    __shared__ double part[REDUCE_THREADS];
-    const int k0 = blockIdx.x * REDUCE_THREADS + threadIdx.x;
-    for (int c = 0; c < width; c++) {
-        part[threadIdx.x] = k0 < n ? v[(size_t)width * k0 + c] : 0.0;
-        __syncthreads();
-        for (int half = REDUCE_THREADS / 2; half > 0; half /= 2) {
-            if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
-            __syncthreads();
-        }
-        if (threadIdx.x == 0) block[(size_t)width * blockIdx.x + c] = part[0];
-        __syncthreads();
-    }
 }
 
 /* ---- host side ------------------------------------------------------------------------- */
@@ -487,7 +470,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         return pk_fail(st, PK_ERR_RANGE, "%zu neighbour entries on this rank exceed the CUDA "
                        "backend's 32-bit indices; use more ranks or GPUs", npos_z);
     const int npos = (int)npos_z;
-    const int nb_e = blocks(inum, REDUCE_THREADS), nb_v = blocks(nall, REDUCE_THREADS);
+    const int nb_e = blocks(inum, PK_SUM_THREADS), nb_v = blocks(nall, PK_SUM_THREADS);
 
     /* staging: positions and types; the list, centre of each atom, centres by type */
     const size_t xb = 3 * (size_t)nall * sizeof(double);
@@ -637,12 +620,12 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         if (launched(s, "deepmd force gather kernel", st)) return st->code;
     }
     if (out->want_energy && inum > 0) {
-        dp_reduce_kernel<<<nb_e, REDUCE_THREADS, 0, stream>>>((const double *)s->e.ptr, inum, 1, block);
+        pk_block_sums_kernel<<<nb_e, PK_SUM_THREADS, 0, stream>>>((const double *)s->e.ptr, inum, 1, block);
         if (launched(s, "deepmd energy sum", st)) return st->code;
     }
     if (out->want_virial && nall > 0) {
-        dp_reduce_kernel<<<nb_v, REDUCE_THREADS, 0, stream>>>((const double *)s->v9.ptr, nall, 9,
-                                                              block + nb_e);
+        pk_block_sums_kernel<<<nb_v, PK_SUM_THREADS, 0, stream>>>((const double *)s->v9.ptr, nall,
+                                                                  9, block + nb_e);
         if (launched(s, "deepmd virial sum", st)) return st->code;
     }
     double *h_f = (double *)s->h_out.ptr, *h_v9 = h_f + 3 * (size_t)nall;

@@ -24,8 +24,9 @@
 
 #include "hdnnp_gpu.h"
 #include "pk_cuda.h"
+#include "pk_cuda_sums.cuh"
 
-enum { THREADS = 128, REDUCE_THREADS = 256, EV = 7 };
+enum { THREADS = 128, EV = 7 };
 
 typedef struct {
     pk_cuda_ctx cuda;
@@ -107,24 +108,6 @@ __global__ void hdnnp_ew_kernel(const __grid_constant__ hdg_step s, const int *f
 {
     const int ii = blockIdx.x * blockDim.x + threadIdx.x;
     if (ii < s.inum && first[ii] < limit) hdg_ew_write(&s, ii, first[ii], limit, rec);
-}
-
-/* Per-block sums of the centres' energy and virial, each a fixed tree over a fixed range:
- * the same bits on every run. The host adds the blocks in order. */
-__global__ void hdnnp_reduce_kernel(const double *ev, int n, double *block_ev)
-{
-    __shared__ double part[REDUCE_THREADS];
-    const int ii = blockIdx.x * REDUCE_THREADS + threadIdx.x;
-    for (int k = 0; k < EV; k++) {
-        part[threadIdx.x] = ii < n ? ev[EV * (size_t)ii + k] : 0.0;
-        __syncthreads();
-        for (int half = REDUCE_THREADS / 2; half > 0; half /= 2) {
-            if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
-            __syncthreads();
-        }
-        if (threadIdx.x == 0) block_ev[EV * blockIdx.x + k] = part[0];
-        __syncthreads();
-    }
 }
 
 static unsigned blocks(size_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
@@ -390,7 +373,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
                        "one CUDA launch; use more ranks", inum, s->L.maxneigh);
     if (inum == 0) return PK_OK;
     const int want_vatom = out->vatom != NULL;
-    const size_t nblocks = blocks((size_t)inum, REDUCE_THREADS);
+    const size_t nblocks = blocks((size_t)inum, PK_SUM_THREADS);
     if (reserve_step(s, want_vatom, nblocks, st)) return st->code;
     cudaStream_t stream = (cudaStream_t)s->cuda.stream;
     const size_t xbytes = 3 * (size_t)nall * sizeof(double);
@@ -408,8 +391,8 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     if (pk_cuda_launched(&s->cuda, "hdnnp centre kernel", st)) return st->code;
     hdnnp_gather_kernel<<<blocks((size_t)nall, THREADS), THREADS, 0, stream>>>(t, want_vatom);
     if (pk_cuda_launched(&s->cuda, "hdnnp force gather", st)) return st->code;
-    hdnnp_reduce_kernel<<<(unsigned)nblocks, REDUCE_THREADS, 0, stream>>>(
-        (const double *)s->ev.ptr, inum, (double *)s->block_ev.ptr);
+    pk_block_sums_kernel<<<(unsigned)nblocks, PK_SUM_THREADS, 0, stream>>>(
+        (const double *)s->ev.ptr, inum, EV, (double *)s->block_ev.ptr);
     if (pk_cuda_launched(&s->cuda, "hdnnp energy and virial sums", st)) return st->code;
 
     double *h_f = (double *)s->h_out.ptr, *h_vatom = h_f + 3 * (size_t)nall;

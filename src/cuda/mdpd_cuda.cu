@@ -18,6 +18,7 @@
 
 #include "mdpd_internal.h"
 #include "pk_cuda.h"
+#include "pk_cuda_sums.cuh"
 
 static_assert(sizeof(pk_tag) == sizeof(int), "atom IDs are uploaded as int");
 
@@ -25,7 +26,7 @@ PK_MDPD_PAIR_FUNCTIONS(_f, float)
 PK_MDPD_GATHER_FUNCTIONS(, double)
 PK_MDPD_GATHER_FUNCTIONS(_f, float)
 
-enum { THREADS = 128, REDUCE_THREADS = 256, EV = 7 };
+enum { THREADS = 128, EV = 7 };
 
 typedef struct {
     pk_cuda_ctx cuda;
@@ -59,24 +60,6 @@ __global__ void pk_mdpd_force_kernel(pk_mdpd_gather g, const double *rho, int fi
     for (int k = 0; k < 3; k++) f[3 * ii + k] = fi[k];
     if (want_ev)
         for (int k = 0; k < EV; k++) ev[EV * ii + k] = e[k];
-}
-
-/* Per-block sums of the per-atom energy and virial, each a fixed tree over a fixed range:
- * the same bits on every run. The host adds the blocks in order. */
-__global__ void pk_mdpd_reduce_kernel(const double *ev, int n, double *block_ev)
-{
-    __shared__ double part[REDUCE_THREADS];
-    const int ii = blockIdx.x * REDUCE_THREADS + threadIdx.x;
-    for (int k = 0; k < EV; k++) {
-        part[threadIdx.x] = ii < n ? ev[EV * ii + k] : 0.0;
-        __syncthreads();
-        for (int half = REDUCE_THREADS / 2; half > 0; half /= 2) {
-            if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
-            __syncthreads();
-        }
-        if (threadIdx.x == 0) block_ev[EV * blockIdx.x + k] = part[0];
-        __syncthreads();
-    }
 }
 
 static int blocks(int n, int threads) { return (n + threads - 1) / threads; }
@@ -210,7 +193,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         if (upload_list(m, s, a, st)) return st->code;
     const int inum = s->inum;
     const int want_ev = out->want_energy || out->want_virial || out->eatom || out->vatom;
-    const int nblocks = blocks(inum, REDUCE_THREADS);
+    const int nblocks = blocks(inum, PK_SUM_THREADS);
     const size_t xv = 3 * (size_t)nall * sizeof(double);
     if (pk_cuda_host_reserve(&s->cuda, &s->h_xv, 2 * xv, "positions and velocities", st) ||
         pk_cuda_host_reserve(&s->cuda, &s->h_rho, (size_t)nall * sizeof(double), "densities", st) ||
@@ -269,8 +252,8 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
                   : launch_forces<false>(s, g, s->interior, inum, want_ev, st)))
         return st->code;
     if (want_ev && inum > 0) {
-        pk_mdpd_reduce_kernel<<<nblocks, REDUCE_THREADS, 0, stream>>>((const double *)s->ev.ptr, inum,
-                                                              (double *)s->block_ev.ptr);
+        pk_block_sums_kernel<<<nblocks, PK_SUM_THREADS, 0, stream>>>((const double *)s->ev.ptr, inum,
+                                                                     EV, (double *)s->block_ev.ptr);
         if (pk_cuda_launched(&s->cuda, "energy and virial sums", st)) return st->code;
     }
 
