@@ -39,6 +39,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
 from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
+import amoeba_log  # noqa: E402  (bench/, this script's folder)
 
 T0 = time.time()
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -102,32 +103,18 @@ def run(name, big, steps, pair_style, args, env, must_say):
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
     with open(os.path.join(work, "output.txt"), "w") as fh:
         fh.write(out)
-    loop = re.search(r"Loop time of ([\d.eE+-]+) on \d+ procs for (\d+) steps with (\d+) atoms", out)
-    pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
     # LAMMPS with the GPU package may crash at exit after amoeba/gpu (DESIGN.md §8): the run
     # counts when its loop completed
-    if not loop or not pair:
+    timing = amoeba_log.parse(out)
+    if not timing:
         tail = " / ".join(l.strip() for l in out.strip().splitlines()[-3:])
         return {"error": f"no timing in the output ({tail})", "work": work}
     if not re.search(must_say, out):
         return {"error": f"the log does not say /{must_say}/ (plugin not loaded, or another "
                          "backend ran)", "work": work}
-    nsteps, atoms = int(loop.group(2)), int(loop.group(3))
     line = re.search(r"^.*amoeba/pk: .*$", out, flags=re.M)
-    # each style's own split, ms per force evaluation: amoeba/pk's end-of-run report (the
-    # setup evaluation and every step), LAMMPS's AMOEBA timing breakdown (from step 1)
-    ours = re.search(r"time \(s, mean over \d+ rank\(s\)\): HAL ([\d.eE+-]+) .*?multipole "
-                     r"([\d.eE+-]+) .*?induce ([\d.eE+-]+) .*?polar ([\d.eE+-]+)", out)
-    theirs = re.search(r"Hal\s+time: ([\d.eE+-]+).*?Mpole\s+time: ([\d.eE+-]+).*?Induce\s+time: "
-                       r"([\d.eE+-]+).*?Polar\s+time: ([\d.eE+-]+)", out, flags=re.S)
-    split, nev = (ours, nsteps + 1) if ours else (theirs, nsteps)
-    pcg = re.search(r"PCG iterations per evaluation: mean ([\d.]+)", out)
-    return {"loop_ms": 1e3 * float(loop.group(1)) / nsteps,
-            "pair_ms": 1e3 * float(pair.group(1)) / nsteps, "atoms": atoms, "steps": nsteps,
-            "split": [1e3 * float(v) / nev for v in split.groups()] if split else None,
-            "pcg": float(pcg.group(1)) if pcg else None,
-            "cmd": f"(cd {os.path.basename(work)} && {' '.join(shlex.quote(c) for c in cmd)})",
-            "log": line.group(0).strip() if line else ""}
+    return dict(timing, log=line.group(0).strip() if line else "",
+                cmd=f"(cd {os.path.basename(work)} && {' '.join(shlex.quote(c) for c in cmd)})")
 
 
 plugin_env = {"LAMMPS_PLUGIN_PATH": os.path.abspath(opt.plugin_dir), "OMP_NUM_THREADS": "1"}

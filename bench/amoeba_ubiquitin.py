@@ -37,6 +37,7 @@ ap.add_argument("--out")
 opt = ap.parse_args()
 os.environ["PK_LAMMPS_SRC"] = opt.lammps_src   # where the test helpers find the example
 from amoeba_common import example, ubiquitin_files  # noqa: E402  (the tests' example files)
+import amoeba_log  # noqa: E402  (bench/, this script's folder)
 
 FILES = ubiquitin_files()
 
@@ -66,26 +67,8 @@ def timed_once(ours, steps, threads):
     # a plugin that did not load makes -sf pk run LAMMPS's own amoeba, silently
     if ours and "pair_style amoeba/pk: " not in out:
         raise SystemExit("amoeba/pk did not run (plugin not loaded?): its log line is missing")
-    loop = re.search(r"Loop time of ([\d.eE+-]+) on \d+ procs for (\d+) steps with (\d+) atoms",
-                     out)
-    pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
-    nsteps, atoms = int(loop.group(2)), int(loop.group(3))
-    # evaluations the timers cover: amoeba/pk the setup one and every step; LAMMPS amoeba
-    # restarts its timers at step 1
-    nev = nsteps + 1 if ours else nsteps
-    if ours:
-        m = re.search(r"time \(s, mean over \d+ rank\(s\)\): HAL ([\d.eE+-]+) .*?multipole "
-                      r"([\d.eE+-]+) .*?induce ([\d.eE+-]+) .*?polar ([\d.eE+-]+)", out)
-        pcg = float(re.search(r"PCG iterations per evaluation: mean ([\d.]+)", out).group(1))
-    else:
-        m = re.search(r"Hal\s+time: ([\d.eE+-]+).*?Mpole\s+time: ([\d.eE+-]+).*?Induce\s+time: "
-                      r"([\d.eE+-]+).*?Polar\s+time: ([\d.eE+-]+)", out, flags=re.S)
-        pcg = None
-    return {"label": f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)",
-            "atoms": atoms, "threads": threads, "steps": nsteps,
-            "pair_ms": 1e3 * float(pair.group(1)) / nsteps,
-            "step_ms": 1e3 * float(loop.group(1)) / nsteps,
-            "split": [1e3 * float(v) / nev for v in m.groups()], "pcg": pcg}
+    return dict(amoeba_log.parse(out), threads=threads,
+                label=f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)")
 
 
 rows = []
@@ -111,7 +94,7 @@ for r in rows:
     split = " | ".join(f"{v:.1f}" for v in r["split"])
     pcg = f"{r['pcg']:.1f}" if r["pcg"] is not None else "–"
     lines.append(f"| {r['label']} | {r['atoms']} | {r['threads']} | {r['steps']} | "
-                 f"{r['pair_ms']:.1f} | {r.get('ratio', 1.0):.2f} | {r['step_ms']:.1f} | {split} | "
+                 f"{r['pair_ms']:.1f} | {r.get('ratio', 1.0):.2f} | {r['loop_ms']:.1f} | {split} | "
                  f"{pcg} |")
 lines += ["", "step ms: LAMMPS's loop time per step (pair, bonded styles, the pi-torsion and "
           "bitorsion fixes, neighbour lists, integration). HAL, multipole, induce, polar: ms per "

@@ -28,6 +28,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
 from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
+import amoeba_log  # noqa: E402  (bench/, this script's folder)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -91,24 +92,8 @@ def timed_once(ours, replicate, steps, threads):
     # a plugin that did not load makes -sf pk run LAMMPS's own amoeba, silently
     if ours and "pair_style amoeba/pk: " not in out:
         raise SystemExit("amoeba/pk did not run (plugin not loaded?): its log line is missing")
-    loop = re.search(r"Loop time of [\d.eE+-]+ on \d+ procs for (\d+) steps with (\d+) atoms", out)
-    pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
-    nsteps, atoms = int(loop.group(1)), int(loop.group(2))
-    # evaluations the timers cover: amoeba/pk the setup one and every step; LAMMPS amoeba
-    # restarts its timers at step 1
-    nev = nsteps + 1 if ours else nsteps
-    if ours:
-        m = re.search(r"time \(s, mean over \d+ rank\(s\)\): HAL ([\d.eE+-]+) .*?multipole "
-                      r"([\d.eE+-]+) .*?induce ([\d.eE+-]+) .*?polar ([\d.eE+-]+)", out)
-        pcg = float(re.search(r"PCG iterations per evaluation: mean ([\d.]+)", out).group(1))
-    else:
-        m = re.search(r"Hal\s+time: ([\d.eE+-]+).*?Mpole\s+time: ([\d.eE+-]+).*?Induce\s+time: "
-                      r"([\d.eE+-]+).*?Polar\s+time: ([\d.eE+-]+)", out, flags=re.S)
-        pcg = None
-    split = [1e3 * float(v) / nev for v in m.groups()]
-    return {"label": f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)",
-            "atoms": atoms, "threads": threads, "steps": nsteps,
-            "pair_ms": 1e3 * float(pair.group(1)) / nsteps, "split": split, "pcg": pcg}
+    return dict(amoeba_log.parse(out), threads=threads,
+                label=f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)")
 
 
 rows = []
