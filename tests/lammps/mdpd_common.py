@@ -32,6 +32,17 @@ read_data {data}
 timestep 0.01
 """
 
+# A run 0 from {dir}/state.restart, its energy and pressure to all digits: the settings and
+# coefficients come from the file alone.
+FROM_RESTART = """
+plugin load {plugin}
+read_restart {dir}/state.restart
+comm_modify vel yes
+thermo_style custom step pe press
+thermo_modify format float %.16g
+run 0
+"""
+
 # 200 NVE steps, then every atom's position and velocity in final.dump, to all digits.
 NVE_200 = """
 fix 1 all nve

@@ -11,7 +11,7 @@ is about 1%), and the two means within 1.5% of each other. The only property of 
 fluctuation-dissipation theorem fixes is its variance, so both must give the same T."""
 import os
 
-from mdpd_common import FILM, FROM_DATA, NVE_200, mdpd_pk
+from mdpd_common import FILM, FROM_DATA, FROM_RESTART, NVE_200, mdpd_pk
 from pklmp import Checker, run
 
 
@@ -61,14 +61,6 @@ thermo_style custom step pe press
 thermo_modify format float %.16g
 run 20
 write_restart state.restart
-run 0
-"""
-FROM_RESTART = """
-plugin load {plugin}
-read_restart {dir}/state.restart
-comm_modify vel yes
-thermo_style custom step pe press
-thermo_modify format float %.16g
 run 0
 """
 first = run(FIRST)

@@ -1,6 +1,6 @@
 """mdpd/pk settings and coefficients survive write_restart/read_restart and
 write_data/read_data: the restarted runs give the same energy and pressure."""
-from mdpd_common import FILM, mdpd_pk
+from mdpd_common import FILM, FROM_RESTART, mdpd_pk
 from pklmp import Checker, run
 
 FIRST = FILM.replace("create_box 1 box", "create_box 2 box").replace(
@@ -15,14 +15,6 @@ thermo_modify format float %.16g
 run 20
 write_restart state.restart
 write_data state.data pair ij
-run 0
-"""
-FROM_RESTART = """
-plugin load {plugin}
-read_restart {dir}/state.restart
-comm_modify vel yes
-thermo_style custom step pe press
-thermo_modify format float %.16g
 run 0
 """
 FROM_DATA = """
