@@ -39,7 +39,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
 from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
-import amoeba_log  # noqa: E402  (bench/, this script's folder)
+import amoeba_bench  # noqa: E402  (bench/, this script's folder)
 
 T0 = time.time()
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -105,7 +105,7 @@ def run(name, big, steps, pair_style, args, env, must_say):
         fh.write(out)
     # LAMMPS with the GPU package may crash at exit after amoeba/gpu (DESIGN.md §8): the run
     # counts when its loop completed
-    timing = amoeba_log.parse(out)
+    timing = amoeba_bench.parse(out)
     if not timing:
         tail = " / ".join(l.strip() for l in out.strip().splitlines()[-3:])
         return {"error": f"no timing in the output ({tail})", "work": work}

@@ -19,7 +19,6 @@ import datetime
 import os
 import platform
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -37,7 +36,7 @@ ap.add_argument("--out")
 opt = ap.parse_args()
 os.environ["PK_LAMMPS_SRC"] = opt.lammps_src   # where the test helpers find the example
 from amoeba_common import example, ubiquitin_files  # noqa: E402  (the tests' example files)
-import amoeba_log  # noqa: E402  (bench/, this script's folder)
+import amoeba_bench  # noqa: E402  (bench/, this script's folder)
 
 FILES = ubiquitin_files()
 
@@ -59,15 +58,9 @@ def timed_once(ours, steps, threads):
             fh.write(text)
     with open(os.path.join(work, "in.ubiquitin"), "w") as fh:
         fh.write(script(ours, steps))
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads),
-               LAMMPS_PLUGIN_PATH=os.path.abspath(opt.plugin_dir))
-    args = ["-sf", "pk"] if ours else []
-    out = subprocess.run([opt.lmp, "-nocite", "-log", "none", "-in", "in.ubiquitin", *args],
-                         cwd=work, env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
-    # a plugin that did not load makes -sf pk run LAMMPS's own amoeba, silently
-    if ours and "pair_style amoeba/pk: " not in out:
-        raise SystemExit("amoeba/pk did not run (plugin not loaded?): its log line is missing")
-    return dict(amoeba_log.parse(out), threads=threads,
+    return dict(amoeba_bench.run_cpu(opt.lmp, opt.plugin_dir, work, "in.ubiquitin", ours,
+                                     threads),
+                threads=threads,
                 label=f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)")
 
 

@@ -22,13 +22,12 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
 from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
-import amoeba_log  # noqa: E402  (bench/, this script's folder)
+import amoeba_bench  # noqa: E402  (bench/, this script's folder)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True)
@@ -85,14 +84,8 @@ def timed_once(ours, replicate, steps, threads):
         fh.write(key.replace("a-axis 18.643", "a-axis 37.286") if replicate else key)
     with open(os.path.join(work, "in.box"), "w") as fh:
         fh.write(script(ours, replicate, steps))
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), LAMMPS_PLUGIN_PATH=os.path.abspath(opt.plugin_dir))
-    args = ["-sf", "pk"] if ours else []
-    out = subprocess.run([opt.lmp, "-nocite", "-log", "none", "-in", "in.box", *args], cwd=work,
-                         env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
-    # a plugin that did not load makes -sf pk run LAMMPS's own amoeba, silently
-    if ours and "pair_style amoeba/pk: " not in out:
-        raise SystemExit("amoeba/pk did not run (plugin not loaded?): its log line is missing")
-    return dict(amoeba_log.parse(out), threads=threads,
+    return dict(amoeba_bench.run_cpu(opt.lmp, opt.plugin_dir, work, "in.box", ours, threads),
+                threads=threads,
                 label=f"amoeba/pk elec {opt.elec}" if ours else "LAMMPS amoeba (no Ewald)")
 
 

@@ -1,7 +1,10 @@
-"""What the amoeba benches read from a LAMMPS run's output: the loop and Pair times, and each
-style's own split of a force evaluation (amoeba/pk's end-of-run report, or LAMMPS's AMOEBA
-timing breakdown) with amoeba/pk's PCG iterations."""
+"""What the amoeba benches share: one timed LAMMPS run on the CPU, and what they read from a
+run's output (the loop and Pair times, and each style's own split of a force evaluation:
+amoeba/pk's end-of-run report, or LAMMPS's AMOEBA timing breakdown, with amoeba/pk's PCG
+iterations)."""
+import os
 import re
+import subprocess
 
 
 def parse(out):
@@ -27,3 +30,17 @@ def parse(out):
             "pair_ms": 1e3 * float(pair.group(1)) / nsteps,
             "split": [1e3 * float(v) / nev for v in split.groups()] if split else None,
             "pcg": float(pcg.group(1)) if pcg else None}
+
+
+def run_cpu(lmp, plugin_dir, work, infile, ours, threads):
+    """lmp on work/infile with `threads` OpenMP threads, under -sf pk when ours (amoeba/pk's
+    plugin from plugin_dir); parse()'s timings. A missing amoeba/pk log line stops the bench:
+    a plugin that did not load makes -sf pk run LAMMPS's own amoeba, silently."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+               LAMMPS_PLUGIN_PATH=os.path.abspath(plugin_dir))
+    args = ["-sf", "pk"] if ours else []
+    out = subprocess.run([lmp, "-nocite", "-log", "none", "-in", infile, *args], cwd=work,
+                         env=env, check=True, stdout=subprocess.PIPE, text=True).stdout
+    if ours and "pair_style amoeba/pk: " not in out:
+        raise SystemExit("amoeba/pk did not run (plugin not loaded?): its log line is missing")
+    return parse(out)
