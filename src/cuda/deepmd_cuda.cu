@@ -2,9 +2,10 @@
  *
  * Load: tables, padding sums, davg/dstd and the fitting weights go to the device once.
  * One step, all on the instance's stream:
- *   env      one thread per centre: its listed neighbours within rcut sorted by type and
- *            distance in its own row of the pair array, the nearest sel[t] kept in slot
- *            order, then the overlap and table-range checks (dp_hd_env_centre). The host
+ *   env      one block per centre: its listed neighbours within rcut ordered by type and
+ *            distance in its own row of the pair array, each placed by counting those
+ *            before it, the nearest sel[t] kept in slot order, then the overlap and
+ *            table-range checks (dp_hd_env_candidate .. dp_hd_env_verdict). The host
  *            waits for the per-centre codes and counts: an error is reported with the cpu
  *            backend's message; overflow statistics are kept as the cpu backend keeps them.
  *   forward  one block per centre, one thread per column m of T (4 x ng): padding in
@@ -55,8 +56,8 @@ typedef struct {
     /* device: model (uploaded once) */
     pk_cuda_buffer model;
     /* device: one step */
-    pk_cuda_buffer x, mtype, centre, offset, neigh, centre_of, perm, nbr, nn, count, err,
-        T, dEdT, e, fit, fd, pos, by_atom, by_pos, sort_tmp, f, v9, block;
+    pk_cuda_buffer x, mtype, centre, offset, neigh, centre_of, perm, cand_r, cand_t, nbr, nn,
+        count, err, T, dEdT, e, fit, fd, pos, by_atom, by_pos, sort_tmp, f, v9, block;
     /* pinned host staging */
     pk_cuda_buffer h_in, h_list, h_check, h_out;
 } dp_cuda;
@@ -65,10 +66,27 @@ static int blocks(size_t n, int threads) { return (int)((n + threads - 1) / thre
 
 /* ---- kernels: thin wrappers of deepmd_hd.h -------------------------------------------- */
 
-__global__ void dp_env_kernel(dp_hd_model m, dp_hd_list l, int inum)
+/* Block ii: the env pass of centre ii in its four phases (deepmd_hd.h). */
+__global__ void dp_env_kernel(dp_hd_model m, dp_hd_list l)
 {
-    const int ii = blockIdx.x * blockDim.x + threadIdx.x;
-    if (ii < inum) dp_hd_env_centre(&m, &l, ii);
+    __shared__ int first_overlap, first_range;
+    const int ii = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
+    const int jnum = l.offset[ii + 1] - l.offset[ii];
+    for (int jj = tid; jj < jnum; jj += bd) dp_hd_env_candidate(&m, &l, ii, jj);
+    if (tid == 0) first_overlap = first_range = jnum;
+    __syncthreads();
+    for (int t = tid; t < m.ntypes; t += bd) dp_hd_env_count(&m, &l, ii, t);
+    __syncthreads();
+    for (int jj = tid; jj < jnum; jj += bd) dp_hd_env_place(&m, &l, ii, jj);
+    __syncthreads();
+    const int nn = l.nn[ii];
+    for (int q = tid; q < nn; q += bd) {
+        const int code = dp_hd_env_check(&m, &l, ii, q);
+        if (code == DP_HD_OVERLAP) atomicMin(&first_overlap, q);
+        if (code == DP_HD_RANGE) atomicMin(&first_range, q);
+    }
+    __syncthreads();
+    if (tid == 0) dp_hd_env_verdict(&l, ii, first_overlap, first_range);
 }
 
 template <bool Mixed>
@@ -213,9 +231,10 @@ static void cuda_release(void *state)
     dp_cuda *s = (dp_cuda *)state;
     if (!s) return;
     pk_cuda_buffer *device[] = {&s->model, &s->x, &s->mtype, &s->centre, &s->offset, &s->neigh,
-                                &s->centre_of, &s->perm, &s->nbr, &s->nn, &s->count, &s->err,
-                                &s->T, &s->dEdT, &s->e, &s->fit, &s->fd, &s->pos, &s->by_atom,
-                                &s->by_pos, &s->sort_tmp, &s->f, &s->v9, &s->block};
+                                &s->centre_of, &s->perm, &s->cand_r, &s->cand_t, &s->nbr,
+                                &s->nn, &s->count, &s->err, &s->T, &s->dEdT, &s->e, &s->fit,
+                                &s->fd, &s->pos, &s->by_atom, &s->by_pos, &s->sort_tmp, &s->f,
+                                &s->v9, &s->block};
     for (pk_cuda_buffer *b : device) pk_cuda_release(&s->cuda, b);
     pk_cuda_buffer *host[] = {&s->h_in, &s->h_list, &s->h_check, &s->h_out};
     for (pk_cuda_buffer *b : host) pk_cuda_host_release(b);
@@ -514,6 +533,8 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         pk_cuda_reserve(&s->cuda, &s->neigh, sizeof(int) * npos_z + 4, "neighbour list", st) ||
         pk_cuda_reserve(&s->cuda, &s->centre_of, sizeof(int) * (size_t)nall + 4, "centre index", st) ||
         pk_cuda_reserve(&s->cuda, &s->perm, sizeof(int) * (size_t)inum + 4, "centres by type", st) ||
+        pk_cuda_reserve(&s->cuda, &s->cand_r, sizeof(double) * npos_z + 8, "neighbour distances", st) ||
+        pk_cuda_reserve(&s->cuda, &s->cand_t, sizeof(int) * npos_z + 4, "neighbour types", st) ||
         pk_cuda_reserve(&s->cuda, &s->nbr, sizeof(dp_hd_nbr) * npos_z + 8, "neighbour slots", st) ||
         pk_cuda_reserve(&s->cuda, &s->nn, sizeof(int) * (size_t)inum + 4, "kept neighbours", st) ||
         pk_cuda_reserve(&s->cuda, &s->count, sizeof(int) * (size_t)inum * nt + 4, "neighbour counts", st) ||
@@ -548,6 +569,8 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     l.centre = (const int *)s->centre.ptr;
     l.offset = (const int *)s->offset.ptr;
     l.neigh = (const int *)s->neigh.ptr;
+    l.cand_r = (double *)s->cand_r.ptr;
+    l.cand_t = (int *)s->cand_t.ptr;
     l.nbr = (dp_hd_nbr *)s->nbr.ptr;
     l.nn = (int *)s->nn.ptr;
     l.count = (int *)s->count.ptr;
@@ -557,7 +580,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     /* env pass; the host checks errors and keeps the overflow statistics */
     int *h_err = (int *)s->h_check.ptr, *h_count = h_err + 2 * (size_t)inum;
     if (inum > 0) {
-        dp_env_kernel<<<blocks(inum, THREADS), THREADS, 0, stream>>>(s->hm, l, inum);
+        dp_env_kernel<<<inum, THREADS, 0, stream>>>(s->hm, l);
         if (launched(s, "deepmd environment kernel", st) ||
             pk_cuda_download(&s->cuda, h_err, s->err.ptr, sizeof(int) * 2 * (size_t)inum,
                              "per-centre checks", st) ||

@@ -150,6 +150,8 @@ typedef struct {
     const double (*x)[3];
     const int *mtype;                /* nall: model type, -1 not handled */
     const int *centre, *offset, *neigh;
+    double *cand_r;                  /* offset[inum]: distance of each listed neighbour */
+    int *cand_t;                     /* offset[inum]: its type, -1 beyond rcut or not handled */
     dp_hd_nbr *nbr;                  /* offset[inum]: each centre's row, kept ones first */
     int *nn;                         /* inum: kept neighbours */
     int *count;                      /* inum x ntypes: neighbours within rcut per type */
@@ -169,75 +171,95 @@ PK_HD int dp_hd_lookup(const dp_hd_model *m, int ti, const dp_hd_nbr *n, double 
     return dp_hd_locate(&m->range[dp_hd_emb_index(m, ti, n->type)], Rh[0], k, dt);
 }
 
-/* (type, r, j) order of dp_env_gather's sort. */
-PK_HD int dp_hd_before(const dp_hd_nbr *a, const dp_hd_nbr *b)
+/* The env pass of a centre is one block of threads (deepmd_cuda.cu: dp_env_kernel), in four
+ * phases separated by barriers. Together they give the row of dp_env_gather: the listed
+ * neighbours within rcut ordered by (type, r, j), the nearest sel[t] of each type kept in
+ * slot order, then the checks of the tabulated kernel in the cpu backend's order. Instead
+ * of sorting, each candidate finds its place by counting the candidates before it. */
+
+/* Phase 1, thread per listed neighbour jj: its distance and type, or type -1 (also for
+ * every neighbour of a centre whose type is not handled: it keeps none). */
+PK_HD void dp_hd_env_candidate(const dp_hd_model *m, const dp_hd_list *l, int ii, int jj)
 {
-    if (a->type != b->type) return a->type < b->type;
-    if (a->r != b->r) return a->r < b->r;
-    return a->j < b->j;
+    const int i = l->centre[ii], p = l->offset[ii] + jj, j = l->neigh[p], tj = l->mtype[j];
+    const double d0 = l->x[j][0] - l->x[i][0], d1 = l->x[j][1] - l->x[i][1];
+    const double d2 = l->x[j][2] - l->x[i][2], r2 = d0 * d0 + d1 * d1 + d2 * d2;
+    const int inside = l->mtype[i] >= 0 && tj >= 0 && r2 < m->rcut * m->rcut;
+    l->cand_t[p] = inside ? tj : -1;
+    l->cand_r[p] = inside ? sqrt(r2) : 0.0;
 }
 
-/* Thread ii of the env pass: the centre's candidates within rcut sorted by type and
- * distance (insertion sort in its own row: rows are ~100 long), the nearest sel[t] of each
- * type kept in slot order (dp_env_gather), then the checks of the tabulated kernel in the
- * cpu backend's order: an overlapping neighbour first, then the first beyond the table. */
-PK_HD void dp_hd_env_centre(const dp_hd_model *m, const dp_hd_list *l, int ii)
+/* Phase 2, thread per type t: the centre's candidates of type t; thread 0 also clears the
+ * centre's error. */
+PK_HD void dp_hd_env_count(const dp_hd_model *m, const dp_hd_list *l, int ii, int t)
 {
-    const int i = l->centre[ii], ti = l->mtype[i], nt = m->ntypes;
     const int o = l->offset[ii], jnum = l->offset[ii + 1] - o;
-    dp_hd_nbr *row = l->nbr + o;
-    int *count = l->count + (size_t)ii * nt;
-    for (int t = 0; t < nt; t++) count[t] = 0;
-    l->err[ii] = DP_HD_OK;
-    l->err_q[ii] = 0;
-    l->nn[ii] = 0;
-    if (ti < 0) return;
-    const double rc2 = m->rcut * m->rcut;
-    int nc = 0;
-    for (int jj = 0; jj < jnum; jj++) {
-        const int j = l->neigh[o + jj], tj = l->mtype[j];
-        if (tj < 0) continue;
-        double d0 = l->x[j][0] - l->x[i][0], d1 = l->x[j][1] - l->x[i][1];
-        double d2 = l->x[j][2] - l->x[i][2];
-        double r2 = d0 * d0 + d1 * d1 + d2 * d2;
-        if (r2 >= rc2) continue;
-        dp_hd_nbr c;
-        c.j = j; c.type = tj; c.slot = 0; c.src = jj;
-        c.r = sqrt(r2);
-        c.d[0] = d0; c.d[1] = d1; c.d[2] = d2;
-        int k = nc++;
-        while (k > 0 && dp_hd_before(&c, &row[k - 1])) {
-            row[k] = row[k - 1];
-            k--;
-        }
-        row[k] = c;
+    int c = 0;
+    for (int q = 0; q < jnum; q++) c += l->cand_t[o + q] == t;
+    l->count[(size_t)ii * m->ntypes + t] = c;
+    if (t == 0) {
+        l->err[ii] = DP_HD_OK;
+        l->err_q[ii] = 0;
     }
-    int nn = 0;
-    for (int k = 0; k < nc; k++) {
-        const int t = row[k].type;
-        if (count[t] < m->sel[t]) {
-            row[nn] = row[k];
-            row[nn].slot = m->sec[t] + count[t];
-            nn++;
-        }
-        count[t]++;
+}
+
+/* Phase 3, thread per listed neighbour jj: a candidate of type t with k candidates of type t
+ * before it in (r, j, list position) order is kept when k < sel[t], at row place (kept ones
+ * of the types below t) + k and slot sec[t] + k. Thread 0 also sets nn. */
+PK_HD void dp_hd_env_place(const dp_hd_model *m, const dp_hd_list *l, int ii, int jj)
+{
+    const int nt = m->ntypes, o = l->offset[ii], jnum = l->offset[ii + 1] - o;
+    const int *count = l->count + (size_t)ii * nt;
+    if (jj == 0) {
+        int nn = 0;
+        for (int t = 0; t < nt; t++) nn += count[t] < m->sel[t] ? count[t] : m->sel[t];
+        l->nn[ii] = nn;
     }
-    l->nn[ii] = nn;
-    for (int q = 0; q < nn; q++)
-        if (row[q].r < DP_HD_OVERLAP_R && !m->excl[ti * nt + row[q].type]) {
-            l->err[ii] = DP_HD_OVERLAP;
-            l->err_q[ii] = q;
-            return;
-        }
-    for (int q = 0; q < nn; q++) {
-        if (m->excl[ti * nt + row[q].type]) continue;
-        double Rh[4], dt;
-        int k;
-        if (!dp_hd_lookup(m, ti, &row[q], Rh, &k, &dt)) {
-            l->err[ii] = DP_HD_RANGE;
-            l->err_q[ii] = q;
-            return;
-        }
+    const int p = o + jj, t = l->cand_t[p];
+    if (t < 0) return;
+    const double r = l->cand_r[p];
+    const int j = l->neigh[p];
+    int k = 0;
+    for (int q = 0; q < jnum; q++) {
+        if (l->cand_t[o + q] != t) continue;
+        const double rq = l->cand_r[o + q];
+        const int jq = l->neigh[o + q];
+        k += rq < r || (rq == r && (jq < j || (jq == j && q < jj)));
+    }
+    if (k >= m->sel[t]) return;
+    int place = k;
+    for (int u = 0; u < t; u++) place += count[u] < m->sel[u] ? count[u] : m->sel[u];
+    const int i = l->centre[ii];
+    dp_hd_nbr *n = &l->nbr[o + place];
+    n->j = j; n->type = t; n->slot = m->sec[t] + k; n->src = jj; n->r = r;
+    for (int a = 0; a < 3; a++) n->d[a] = l->x[j][a] - l->x[i][a];
+}
+
+/* Phase 4, thread per kept neighbour q: DP_HD_OVERLAP when it sits on the centre,
+ * DP_HD_RANGE when beyond the table, else DP_HD_OK (excluded pairs are not checked). The
+ * block keeps the lowest q of each code (dp_hd_env_verdict). */
+PK_HD int dp_hd_env_check(const dp_hd_model *m, const dp_hd_list *l, int ii, int q)
+{
+    const int ti = l->mtype[l->centre[ii]];
+    const dp_hd_nbr *n = &l->nbr[l->offset[ii] + q];
+    if (m->excl[ti * m->ntypes + n->type]) return DP_HD_OK;
+    if (n->r < DP_HD_OVERLAP_R) return DP_HD_OVERLAP;
+    double Rh[4], dt;
+    int k;
+    return dp_hd_lookup(m, ti, n, Rh, &k, &dt) ? DP_HD_OK : DP_HD_RANGE;
+}
+
+/* After phase 4: an overlap anywhere is reported before a neighbour beyond the table, as
+ * the cpu kernel checks (first_* = the lowest q with that code, or jnum when none). */
+PK_HD void dp_hd_env_verdict(const dp_hd_list *l, int ii, int first_overlap, int first_range)
+{
+    const int nn = l->nn[ii];
+    if (first_overlap < nn) {
+        l->err[ii] = DP_HD_OVERLAP;
+        l->err_q[ii] = first_overlap;
+    } else if (first_range < nn) {
+        l->err[ii] = DP_HD_RANGE;
+        l->err_q[ii] = first_range;
     }
 }
 

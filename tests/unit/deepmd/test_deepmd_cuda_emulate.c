@@ -6,7 +6,9 @@
  * by a stable sort. Compared with the cpu backend, unfolded (owned and ghost atoms as
  * returned), in double and in mixed precision, on DeePMD-kit's deeppot_sea water box and on
  * the three synthetic models (three types; exclude_types and type_one_side false; sigmoid
- * and softplus; per-slot statistics: padding by suffix sums), periodic and cluster. */
+ * and softplus; per-slot statistics: padding by suffix sums), periodic and cluster; the water
+ * box also squeezed until every centre has more neighbours than sel (truncation; double). The env
+ * pass's overlap and table-range verdicts are checked against the cpu backend's errors. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +26,7 @@ enum { REDUCE_THREADS = 256 };   /* as in deepmd_cuda.cu */
 static const double RTOL_DOUBLE = 1e-11;
 /* Mixed: G and G' from float tables in float arithmetic (~1e-7 relative per term), sums in
  * double; forces and per-atom virials lose more where the terms of a component cancel.
- * Measured here (largest over the water box and the synthetic models, periodic and
+ * Measured here (largest over the water boxes and the synthetic models, periodic and
  * cluster): forces 2.0e-5, per-atom virials 2.2e-5, per-atom energies 4.7e-8, energy
  * 8.2e-10, virial 8.0e-7. Bounds with 4x room or more: */
 static const double RTOL_MIXED_F = 1e-4;     /* forces, per-atom virials */
@@ -121,35 +123,96 @@ static int by_atom_then_pos(const void *pa, const void *pb)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+/* dp_env_kernel's block ii: its four phases, each a loop over the block's threads. */
+static void env_block(const dp_hd_model *hm, const dp_hd_list *l, int ii)
+{
+    const int jnum = l->offset[ii + 1] - l->offset[ii];
+    for (int jj = 0; jj < jnum; jj++) dp_hd_env_candidate(hm, l, ii, jj);
+    for (int t = 0; t < hm->ntypes; t++) dp_hd_env_count(hm, l, ii, t);
+    for (int jj = 0; jj < jnum; jj++) dp_hd_env_place(hm, l, ii, jj);
+    int first_overlap = jnum, first_range = jnum;
+    for (int q = 0; q < l->nn[ii]; q++) {
+        const int code = dp_hd_env_check(hm, l, ii, q);
+        if (code == DP_HD_OVERLAP && q < first_overlap) first_overlap = q;
+        if (code == DP_HD_RANGE && q < first_range) first_range = q;
+    }
+    dp_hd_env_verdict(l, ii, first_overlap, first_range);
+}
+
+/* The host side of cuda_compute up to and including the env pass. */
+typedef struct {
+    dp_hd_tables h;
+    dp_hd_model hm;
+    dp_hd_list l;
+    size_t npos;
+    int *centre, *offset, *neigh, *centre_of, *perm, *nn, *count, *err, *cand_t;
+    int gfirst[16], gcount[16];
+    double *cand_r;
+    dp_hd_nbr *nbr;
+} env_state;
+
+static void env_open(pk_deepmd *dp, const dp_sys *s, env_state *es)
+{
+    const dp_model *m = &dp->m;
+    const int nt = m->ntypes, nall = s->nall, inum = s->nl.inum;
+    pk_status st;
+    PK_CHECK(dp_model_types(dp, &s->atoms, &st) == PK_OK, "%s", st.msg);
+    const int *mtype = dp->mtype.data;
+    PK_CHECK(dp_hd_tables_build(&es->h, m, &dp->tab, &st) == PK_OK, "%s", st.msg);
+    dp_hd_model_host(&es->hm, m, &dp->tab, &es->h);
+    const size_t npos = es->npos = dp_hd_list_size(&s->nl);
+    es->centre = malloc(sizeof(int) * (inum + 1));
+    es->offset = malloc(sizeof(int) * (inum + 1));
+    es->neigh = malloc(sizeof(int) * (npos + 1));
+    es->centre_of = malloc(sizeof(int) * nall);
+    es->perm = malloc(sizeof(int) * (inum + 1));
+    dp_hd_list_fill(&s->nl, mtype, nt, nall, es->centre, es->offset, es->neigh, es->centre_of,
+                    es->perm, es->gfirst, es->gcount);
+    es->nbr = malloc(sizeof(dp_hd_nbr) * (npos + 1));
+    es->cand_r = malloc(sizeof(double) * (npos + 1));
+    es->cand_t = malloc(sizeof(int) * (npos + 1));
+    es->nn = malloc(sizeof(int) * inum);
+    es->count = malloc(sizeof(int) * inum * nt);
+    es->err = malloc(sizeof(int) * 2 * inum);
+    es->l = (dp_hd_list){s->atoms.x, mtype, es->centre, es->offset, es->neigh, es->cand_r,
+                         es->cand_t, es->nbr, es->nn, es->count, es->err, es->err + inum};
+    for (int ii = 0; ii < inum; ii++) env_block(&es->hm, &es->l, ii);
+}
+
+static void env_close(env_state *es)
+{
+    free(es->centre); free(es->offset); free(es->neigh); free(es->centre_of); free(es->perm);
+    free(es->nbr); free(es->cand_r); free(es->cand_t); free(es->nn); free(es->count);
+    free(es->err);
+    dp_hd_tables_free(&es->h);
+}
+
 /* cuda_compute on the host. */
 static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
 {
     const dp_model *m = &dp->m;
     const int nt = m->ntypes, ng = m->ng, nall = s->nall, inum = s->nl.inum;
-    pk_status st;
-    PK_CHECK(dp_model_types(dp, &s->atoms, &st) == PK_OK, "%s", st.msg);
-    const int *mtype = dp->mtype.data;
-    dp_hd_tables h;
-    PK_CHECK(dp_hd_tables_build(&h, m, &dp->tab, &st) == PK_OK, "%s", st.msg);
-    dp_hd_model hm;
-    dp_hd_model_host(&hm, m, &dp->tab, &h);
-    const size_t npos = dp_hd_list_size(&s->nl);
-    int *centre = malloc(sizeof(int) * (inum + 1)), *offset = malloc(sizeof(int) * (inum + 1));
-    int *neigh = malloc(sizeof(int) * (npos + 1)), *centre_of = malloc(sizeof(int) * nall);
-    int *perm = malloc(sizeof(int) * (inum + 1)), gfirst[16], gcount[16];
-    dp_hd_list_fill(&s->nl, mtype, nt, nall, centre, offset, neigh, centre_of, perm, gfirst,
-                    gcount);
-
-    dp_hd_nbr *nbr = malloc(sizeof(dp_hd_nbr) * (npos + 1));
-    int *nn = malloc(sizeof(int) * inum), *count = malloc(sizeof(int) * inum * nt);
-    int *err = malloc(sizeof(int) * 2 * inum);
-    dp_hd_list l = {s->atoms.x, mtype, centre, offset, neigh, nbr, nn, count, err, err + inum};
-    for (int ii = 0; ii < inum; ii++) dp_hd_env_centre(&hm, &l, ii);
+    env_state es;
+    env_open(dp, s, &es);
+    const int *mtype = es.l.mtype, *centre = es.centre, *offset = es.offset, *nn = es.nn;
+    const int *err = es.err;
+    const size_t npos = es.npos;
+    const dp_hd_model hm = es.hm;
+    const dp_hd_list l = es.l;
+    const dp_hd_nbr *nbr = es.nbr;
     for (int ii = 0; ii < inum; ii++) PK_CHECK(err[ii] == DP_HD_OK, "centre %d: error", ii);
+    int over = 0;
+    for (int ii = 0; ii < inum; ii++) {
+        int any = 0;
+        for (int t = 0; t < nt; t++) any |= es.count[(size_t)ii * nt + t] > m->sel[t];
+        over += any;
+    }
+    if (!mixed) printf("%d of %d centres have more neighbours of a type than sel\n", over, inum);
 
     const size_t w4 = 4 * (size_t)ng;
-    double *T = calloc(inum * w4, sizeof(double)), *dEdT = calloc(inum * w4, sizeof(double));
-    double *e = calloc(inum, sizeof(double)), *fd = calloc(6 * npos + 1, sizeof(double));
+    const size_t ncentre = inum > 0 ? (size_t)inum : 0;
+    double *T = calloc(ncentre * w4, sizeof(double)), *dEdT = calloc(ncentre * w4, sizeof(double));
+    double *e = calloc(ncentre, sizeof(double)), *fd = calloc(6 * npos + 1, sizeof(double));
     for (int ii = 0; ii < inum; ii++) {
         if (mtype[centre[ii]] < 0) continue;
         for (int col = 0; col < ng; col++) {
@@ -158,9 +221,9 @@ static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
         }
     }
     for (int t = 0; t < nt; t++) {
-        if (!gcount[t]) continue;
-        double *S = malloc(sizeof(double) * dp_hd_fit_scratch(m, t, gcount[t]));
-        fit_type(m, t, perm + gfirst[t], gcount[t], T, S, e, dEdT);
+        if (!es.gcount[t]) continue;
+        double *S = malloc(sizeof(double) * dp_hd_fit_scratch(m, t, es.gcount[t]));
+        fit_type(m, t, es.perm + es.gfirst[t], es.gcount[t], T, S, e, dEdT);
         free(S);
     }
     /* dp_pair_kernel */
@@ -181,14 +244,14 @@ static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
     /* the reverse list: positions sorted by neighbour atom, stable */
     rev_entry *rev = malloc(sizeof(rev_entry) * (npos + 1));
     int *by_atom = malloc(sizeof(int) * (npos + 1)), *by_pos = malloc(sizeof(int) * (npos + 1));
-    for (size_t p = 0; p < npos; p++) rev[p] = (rev_entry){neigh[p], (int)p};
+    for (size_t p = 0; p < npos; p++) rev[p] = (rev_entry){es.neigh[p], (int)p};
     qsort(rev, npos, sizeof *rev, by_atom_then_pos);
     for (size_t p = 0; p < npos; p++) {
         by_atom[p] = rev[p].atom;
         by_pos[p] = rev[p].pos;
     }
     for (int a = 0; a < nall; a++)
-        dp_hd_gather_atom(centre_of, offset, fd, by_atom, by_pos, (int)npos, a, r->f + 3 * a,
+        dp_hd_gather_atom(es.centre_of, offset, fd, by_atom, by_pos, (int)npos, a, r->f + 3 * a,
                           r->v9 + 9 * a);
     r->energy = 0.0;
     for (int b = 0; b < (inum + REDUCE_THREADS - 1) / REDUCE_THREADS; b++)
@@ -202,9 +265,7 @@ static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
     for (int ii = 0; ii < inum; ii++) r->eatom[centre[ii]] += e[ii];
 
     free(rev); free(by_atom); free(by_pos); free(T); free(dEdT); free(e); free(fd);
-    free(nbr); free(nn); free(count); free(err);
-    free(centre); free(offset); free(neigh); free(centre_of); free(perm);
-    dp_hd_tables_free(&h);
+    env_close(&es);
 }
 
 /* Worst |got - want| / max(|want|, floor * max|want|) over n elements. */
@@ -220,7 +281,8 @@ static double deviation(const double *got, const double *want, size_t n)
     return worst;
 }
 
-static void compare(const char *name, pk_deepmd *dp, const dp_sys *s)
+/* The emulated backend against the cpu one, in double and (if mixed_too) mixed precision. */
+static void compare(const char *name, pk_deepmd *dp, const dp_sys *s, int mixed_too)
 {
     const size_t na = (size_t)s->nall;
     result want = {calloc(3 * na, 8), calloc(9 * na, 8), calloc(na, 8), 0, {0}};
@@ -232,7 +294,7 @@ static void compare(const char *name, pk_deepmd *dp, const dp_sys *s)
              PK_OK, "cpu backend: %s", st.msg);
     want.energy = out.energy;
     memcpy(want.virial, out.virial, sizeof want.virial);
-    for (int mixed = 0; mixed < 2; mixed++) {
+    for (int mixed = 0; mixed <= mixed_too; mixed++) {
         result got = {calloc(3 * na, 8), calloc(9 * na, 8), calloc(na, 8), 0, {0}};
         emulate(dp, s, mixed, &got);
         const double tf = mixed ? RTOL_MIXED_F : RTOL_DOUBLE;
@@ -255,6 +317,42 @@ static void compare(const char *name, pk_deepmd *dp, const dp_sys *s)
     free(want.f); free(want.v9); free(want.eatom); free(vatom);
 }
 
+/* The env pass's verdict on a box where atom 1 sits at distance r from atom 0 along x: the
+ * first failing centre in list order must be atom 0, with code `code` and neighbour atom 1,
+ * and the cpu backend must fail with a message holding cpu_says. */
+static void check_env_error(pk_deepmd *dp, int nat, const double *x0, const int *type,
+                            const double *box, double r, int code, const char *cpu_says)
+{
+    double *x = malloc(sizeof(double) * 3 * nat);
+    memcpy(x, x0, sizeof(double) * 3 * nat);
+    x[3] = x[0] + r; x[4] = x[1]; x[5] = x[2];
+    dp_sys s;
+    dp_sys_build(&s, nat, x, type, box, 7.0);
+    env_state es;
+    env_open(dp, &s, &es);
+    const int inum = s.nl.inum;
+    int first = 0;
+    while (first < inum && es.err[first] == DP_HD_OK) first++;
+    PK_CHECK(first < inum, "r = %g: the env pass found no error", r);
+    if (first < inum) {
+        const dp_hd_nbr *n = &es.nbr[es.offset[first] + es.err[inum + first]];
+        printf("r = %-8g env verdict: centre %d, code %d, neighbour %d at r = %g\n", r,
+               es.centre[first], es.err[first], n->j, n->r);
+        PK_CHECK(es.centre[first] == 0 && es.err[first] == code && n->j == 1,
+                 "r = %g: centre %d code %d neighbour %d, expected 0 %d 1", r,
+                 es.centre[first], es.err[first], n->j, code);
+    }
+    env_close(&es);
+    double *f = calloc(3 * (size_t)s.nall, sizeof(double));
+    pk_out out = {.f = (double (*)[3])f};
+    pk_status st;
+    PK_CHECK(pk_deepmd_compute(dp, &s.atoms, &s.nl, &out, NULL, &st) != PK_OK &&
+             strstr(st.msg, cpu_says), "r = %g: cpu backend says \"%s\"", r, st.msg);
+    free(f);
+    free(x);
+    dp_sys_free(&s);
+}
+
 static const char *data_path(const char *name)
 {
     static char buf[4096];
@@ -275,7 +373,19 @@ int main(void)
     dp_sys_build(&s, NAT, x, type, box, 7.0);
     pk_deepmd *dp = dp_load_path(dp_shared_path("reference/deepmd/deeppot_sea.yaml"), 1, 0, &st);
     PK_CHECK(dp != NULL, "%s", st.msg);
-    if (dp) compare("deeppot_sea water box", dp, &s);
+    if (dp) {
+        compare("deeppot_sea water box", dp, &s, 1);
+        /* the same molecules squeezed to 2.4x the density: more neighbours than sel (the
+         * truncation does not depend on the precision) */
+        double xs[3 * NAT], Ls = 0.75 * L, boxs[9] = {Ls, 0, 0, 0, Ls, 0, 0, 0, Ls};
+        for (int k = 0; k < 3 * NAT; k++) xs[k] = 0.75 * x[k];
+        dp_sys sq;
+        dp_sys_build(&sq, NAT, xs, type, boxs, 7.0);
+        compare("water box squeezed", dp, &sq, 0);
+        dp_sys_free(&sq);
+        check_env_error(dp, NAT, x, type, box, 1e-12, DP_HD_OVERLAP, "overlap");
+        check_env_error(dp, NAT, x, type, box, 0.05, DP_HD_RANGE, "closer than the embedding");
+    }
     pk_deepmd_destroy(dp);
     dp_sys_free(&s);
 
@@ -295,7 +405,7 @@ int main(void)
             dp_sys_build(&s, cs[c].natoms, cs[c].coord, ty, cs[c].box, 5.0);
             snprintf(name, sizeof name, "synthetic %s, %s", models[k],
                      cs[c].box ? "periodic" : "cluster");
-            compare(name, dp, &s);
+            compare(name, dp, &s, 1);
             dp_sys_free(&s);
         }
         if (nc > 0) dp_cases_free(cs, nc);
