@@ -60,6 +60,10 @@ typedef struct {
         count, err, T, dEdT, e, fit, fd, pos, by_atom, by_pos, sort_tmp, f, v9, block;
     /* pinned host staging */
     pk_cuda_buffer h_in, h_list, h_check, h_out;
+    /* what the list gave, kept while LAMMPS keeps its list (pk_deepmd_args.list_changed):
+     * the list arrays on the device and in h_list, the reverse index, centres by type */
+    int have_list, list_inum, list_nall, list_npos;
+    int gfirst[64], gcount[64];
 } dp_cuda;
 
 static int blocks(size_t n, int threads) { return (int)((n + threads - 1) / threads); }
@@ -509,8 +513,14 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     memcpy(h_mtype, mtype, sizeof(int) * (size_t)nall);
     int *centre = (int *)s->h_list.ptr, *offset = centre + inum, *neigh = offset + inum + 1;
     int *centre_of = neigh + npos_z, *perm = centre_of + nall;
-    int gcount[64], gfirst[64];
-    dp_hd_list_fill(nl, mtype, nt, nall, centre, offset, neigh, centre_of, perm, gfirst, gcount);
+    const int *gcount = s->gcount, *gfirst = s->gfirst;
+    const int fresh = a->list_changed || !s->have_list || s->list_inum != inum ||
+                      s->list_nall != nall || s->list_npos != npos;
+    if (fresh) {
+        s->have_list = 0;
+        dp_hd_list_fill(nl, mtype, nt, nall, centre, offset, neigh, centre_of, perm, s->gfirst,
+                        s->gcount);
+    }
     size_t fit_doubles = 1;
     for (int t = 0; t < nt; t++) {
         const size_t k = dp_hd_fit_scratch(m, t, gcount[t]);
@@ -555,12 +565,14 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         return st->code;
     cudaStream_t stream = (cudaStream_t)s->cuda.stream;
     if (pk_cuda_upload(&s->cuda, s->x.ptr, h_x, xb, "positions", st) ||
-        pk_cuda_upload(&s->cuda, s->mtype.ptr, h_mtype, sizeof(int) * (size_t)nall, "atom types", st) ||
-        pk_cuda_upload(&s->cuda, s->centre.ptr, centre, sizeof(int) * (size_t)inum, "list centres", st) ||
-        pk_cuda_upload(&s->cuda, s->offset.ptr, offset, sizeof(int) * ((size_t)inum + 1), "list offsets", st) ||
-        pk_cuda_upload(&s->cuda, s->neigh.ptr, neigh, sizeof(int) * npos_z, "neighbour list", st) ||
-        pk_cuda_upload(&s->cuda, s->centre_of.ptr, centre_of, sizeof(int) * (size_t)nall, "centre index", st) ||
-        pk_cuda_upload(&s->cuda, s->perm.ptr, perm, sizeof(int) * (size_t)inum, "centres by type", st))
+        pk_cuda_upload(&s->cuda, s->mtype.ptr, h_mtype, sizeof(int) * (size_t)nall, "atom types", st))
+        return st->code;
+    if (fresh &&
+        (pk_cuda_upload(&s->cuda, s->centre.ptr, centre, sizeof(int) * (size_t)inum, "list centres", st) ||
+         pk_cuda_upload(&s->cuda, s->offset.ptr, offset, sizeof(int) * ((size_t)inum + 1), "list offsets", st) ||
+         pk_cuda_upload(&s->cuda, s->neigh.ptr, neigh, sizeof(int) * npos_z, "neighbour list", st) ||
+         pk_cuda_upload(&s->cuda, s->centre_of.ptr, centre_of, sizeof(int) * (size_t)nall, "centre index", st) ||
+         pk_cuda_upload(&s->cuda, s->perm.ptr, perm, sizeof(int) * (size_t)inum, "centres by type", st)))
         return st->code;
 
     dp_hd_list l;
@@ -622,8 +634,11 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         else
             dp_pair_kernel<false><<<blocks(npos, THREADS), THREADS, 0, stream>>>(
                 s->hm, l, inum, npos, (const double *)s->dEdT.ptr, (double *)s->fd.ptr);
-        dp_iota_kernel<<<blocks(npos, THREADS), THREADS, 0, stream>>>((int *)s->pos.ptr, npos);
         if (launched(s, "deepmd pair kernel", st)) return st->code;
+    }
+    if (npos > 0 && fresh) {
+        dp_iota_kernel<<<blocks(npos, THREADS), THREADS, 0, stream>>>((int *)s->pos.ptr, npos);
+        if (launched(s, "deepmd list positions", st)) return st->code;
         /* keys as unsigned: the atom indices are >= 0, sorted on their low end_bit bits */
         if (cub::DeviceRadixSort::SortPairs(s->sort_tmp.ptr, sort_bytes,
                                             (const unsigned *)s->neigh.ptr,
@@ -632,6 +647,12 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
             cudaSuccess)
             return pk_fail(st, PK_ERR_NUMERIC, "deepmd/pk cuda: the neighbour sort failed on %s",
                            s->cuda.name);
+    }
+    if (fresh) {
+        s->have_list = 1;
+        s->list_inum = inum;
+        s->list_nall = nall;
+        s->list_npos = npos;
     }
     /* forces and per-atom virials by gather; energy and virial sums */
     double *block = (double *)s->block.ptr;

@@ -317,10 +317,14 @@ static pk_code prepare_threads(pk_deepmd *dp, int nth, int maxnb, pk_status *st)
 pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *at, const pk_neigh *nl, pk_out *out,
                           double (*vatom9)[9], pk_status *st)
 {
-    const pk_deepmd_args args = {.atoms = at, .nl = nl, .vatom9 = vatom9};
+    const pk_deepmd_args args = {.atoms = at, .nl = nl, .vatom9 = vatom9,
+                                 .list_changed = !dp->list_kept};
+    dp->list_kept = 0;
     pk_status_clear(st);
     return pk_backend_compute(&dp->backend, dp, &args, out, st);
 }
+
+void pk_deepmd_list_kept(pk_deepmd *dp) { dp->list_kept = 1; }
 
 pk_code dp_model_types(pk_deepmd *dp, const pk_atoms *at, pk_status *st)
 {

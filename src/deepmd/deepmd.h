@@ -109,6 +109,10 @@ pk_code pk_deepmd_set_type_map(pk_deepmd *dp, int n, const int *map, pk_status *
  * [0] [4] [8] [3] [6] [7]. */
 pk_code pk_deepmd_compute(pk_deepmd *dp, const pk_atoms *atoms, const pk_neigh *nl,
                           pk_out *out, double (*vatom9)[9], pk_status *st);
+/* The next pk_deepmd_compute gets the same list, atom order and types as the previous one,
+ * only new positions (LAMMPS: no reneighbouring since), so a backend may reuse what it
+ * derived from the list. Without this call every compute treats its list as new. */
+void pk_deepmd_list_kept(pk_deepmd *dp);
 
 /* Backends (pk_backend.h): one step's inputs as every backend receives them, the backends
  * by kind (NULL: not written for deepmd/pk) and the choice of one. A loaded model runs on
@@ -118,6 +122,8 @@ typedef struct {
     const pk_atoms *atoms;
     const pk_neigh *nl;
     double (*vatom9)[9];
+    int list_changed;   /* nl or the atom order differs from the previous compute's: a
+                           backend that keeps what it derived from the list refreshes it */
 } pk_deepmd_args;
 
 extern const pk_backend_ops *const pk_deepmd_backends[PK_BACKEND_COUNT];

@@ -262,6 +262,7 @@ struct pk_deepmd {
     int *maxseen;
     dp_tanh_table tanh_tab;   /* built when opt.tanh_table: the sve backend's fitting nets */
     pk_backend_slot backend;
+    int list_kept;     /* pk_deepmd_list_kept: the next compute's list is the last one's */
 };
 
 /* The kernels of the tabulated path that a backend may substitute (BLIS's pattern: the

@@ -180,6 +180,7 @@ void PairDeepMDPK::compute(int eflag, int vflag)
 
   pk_status st;
   pk_status_clear(&st);
+  if (neighbor->ago != 0) pk_deepmd_list_kept(model);
   if (pk_deepmd_compute(model, &atoms, &nl, &out, nullptr, &st))
     PairKit::check(lmp, STYLE, st, false);
   // The load checks bound what the tables hold, but nothing bounds a finite weight in the

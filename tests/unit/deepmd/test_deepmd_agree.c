@@ -9,6 +9,7 @@
  * tabulated kernel only (the exact kernel is refused with a message, checked here), in
  * double and mixed precision. A neighbour beyond the table gives the cpu backend's error,
  * word for word. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,16 +49,22 @@ typedef struct {
     double *v9;
 } run_out;
 
-/* One evaluation: everything requested (all = 1) or forces alone. */
-static void run(pk_deepmd *dp, const dp_sys *s, int all, run_out *r)
+/* One evaluation of atoms with list nl: everything requested (all = 1) or forces alone. */
+static void run_atoms(pk_deepmd *dp, const pk_atoms *atoms, const pk_neigh *nl, int all,
+                      run_out *r)
 {
-    const size_t na = (size_t)s->nall;
+    const size_t na = (size_t)(atoms->nlocal + atoms->nghost);
     pk_out out = pk_agree_run_begin(&r->r, na, all);
     r->v9 = all ? calloc(9 * na, sizeof(double)) : NULL;
     pk_status st;
-    PK_CHECK(pk_deepmd_compute(dp, &s->atoms, &s->nl, &out, (double (*)[9])r->v9, &st) == PK_OK,
+    PK_CHECK(pk_deepmd_compute(dp, atoms, nl, &out, (double (*)[9])r->v9, &st) == PK_OK,
              "compute: %s", st.msg);
     pk_agree_run_end(&r->r, &out);
+}
+
+static void run(pk_deepmd *dp, const dp_sys *s, int all, run_out *r)
+{
+    run_atoms(dp, &s->atoms, &s->nl, all, r);
 }
 
 static void run_free(run_out *r)
@@ -92,6 +99,34 @@ static void compare(pk_deepmd *dp, const dp_sys *s, const pk_backend_request *cp
     run_free(&got);
     run_free(&again);
     run_free(&forces);
+
+    /* As between LAMMPS's reneighbourings: the same list and atom order, new positions (every
+     * atom and its images moved alike, by up to 0.02 A: within the list's 1 A skin), told
+     * with pk_deepmd_list_kept. A backend that keeps what it derived from the list must still
+     * give the cpu backend's result at the new positions. */
+    pk_atoms moved = s->atoms;
+    double (*x)[3] = malloc(sizeof(double[3]) * na);
+    for (size_t a = 0; a < na; a++)
+        for (int k = 0; k < 3; k++)
+            x[a][k] = s->x[a][k] + 0.02 * sin(1.0 + 3.0 * s->owner[a] + k);
+    moved.x = (const double (*)[3])x;
+    run_out want2, got2;
+    PK_CHECK(pk_deepmd_set_backend(dp, cpu, &st) == PK_OK, "cpu backend: %s", st.msg);
+    run_atoms(dp, &moved, &s->nl, 1, &want2);
+    PK_CHECK(pk_deepmd_set_backend(dp, req, &st) == PK_OK, "%s backend: %s",
+             pk_backend_name((pk_backend_kind)req->kind), st.msg);
+    run(dp, s, 0, &forces);
+    run_free(&forces);
+    pk_deepmd_list_kept(dp);
+    run_atoms(dp, &moved, &s->nl, 1, &got2);
+    printf("same list, moved atoms:\n");
+    pk_agree_close_scaled("forces", got2.r.f, want2.r.f, 3 * na, rtol, AGREE_FLOOR);
+    pk_agree_close_scaled("energy", &got2.r.energy, &want2.r.energy, 1, rtol, AGREE_FLOOR);
+    pk_agree_close_scaled("per-atom virial (3x3)", got2.v9, want2.v9, 9 * na, rtol,
+                          AGREE_FLOOR);
+    run_free(&want2);
+    run_free(&got2);
+    free(x);
 }
 
 static pk_deepmd *load(int tabulate, int tanh_table, pk_status *st)
