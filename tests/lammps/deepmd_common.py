@@ -1,5 +1,7 @@
 """Shared pieces of the deepmd/pk LAMMPS tests: the synthetic water model's path (generated at
-build time, PK_DEEPMD_WATER_MODEL), water boxes from tools/water_box.py and two water molecules."""
+build time, PK_DEEPMD_WATER_MODEL), water boxes from tools/water_box.py, two water molecules
+and the energy drift of an NVE run."""
+import math
 import os
 import sys
 
@@ -38,3 +40,15 @@ Atoms # atomic
 def water_data(n):
     """LAMMPS data file text of n^3 water molecules at 1 g/cm^3 (types 1 = O, 2 = H)."""
     return water_box.data_text(n)
+
+
+def drift_and_fluctuation(rows, natoms, dt):
+    """Least-squares slope of E_total(t) (eV/atom/ps) and RMS about the line (eV/atom), from
+    thermo rows with Step and TotEng, timestep dt in ps."""
+    t = [r["Step"] * dt for r in rows]
+    e = [r["TotEng"] for r in rows]
+    n = len(t)
+    tm, em = sum(t) / n, sum(e) / n
+    slope = sum((a - tm) * (b - em) for a, b in zip(t, e)) / sum((a - tm) ** 2 for a in t)
+    resid = [b - em - slope * (a - tm) for a, b in zip(t, e)]
+    return slope / natoms, math.sqrt(sum(r * r for r in resid) / n) / natoms

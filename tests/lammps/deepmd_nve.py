@@ -21,23 +21,12 @@ Cost: ~230 us of CPU per atom-step, 3.1e6 atom-steps: 440-560 s wall with 2 thre
 import math
 import time
 
-from deepmd_common import WATER_MODEL, water_data
+from deepmd_common import WATER_MODEL, drift_and_fluctuation, water_data
 from pklmp import Checker, run
 
 STEPS, EVERY, DT, SETTLE = 2000, 20, 0.0005, 100
 BOUNDS = {"whole run": (2e-6, 2e-6), "after 50 fs": (5e-7, 1e-6)}
 OFFSET_MAX = 2e-5
-
-
-def drift_and_fluctuation(rows, natoms):
-    """Least-squares slope of E_total(t) (eV/atom/ps) and RMS about the line (eV/atom)."""
-    t = [r["Step"] * DT for r in rows]
-    e = [r["TotEng"] for r in rows]
-    n = len(t)
-    tm, em = sum(t) / n, sum(e) / n
-    slope = sum((a - tm) * (b - em) for a, b in zip(t, e)) / sum((a - tm) ** 2 for a in t)
-    resid = [b - em - slope * (a - tm) for a, b in zip(t, e)]
-    return slope / natoms, math.sqrt(sum(r * r for r in resid) / n) / natoms
 
 
 SCRIPT = f"""
@@ -79,7 +68,7 @@ print(f"T from {temps[0]:.0f} K to {temps[-1]:.0f} K (range {min(temps):.0f}-{ma
       f"E_total {e[0]:.8f} -> {e[-1]:.8f} eV")
 settled = [r for r in rows if r["Step"] >= SETTLE]
 for label, part in (("whole run", rows), ("after 50 fs", settled)):
-    drift, fluct = drift_and_fluctuation(part, natoms)
+    drift, fluct = drift_and_fluctuation(part, natoms, DT)
     dmax, fmax = BOUNDS[label]
     print(f"{label}: energy drift {drift:.3e} eV/atom/ps (bound {dmax}), fluctuation "
           f"{fluct:.3e} eV/atom (bound {fmax})")
