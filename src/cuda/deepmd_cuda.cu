@@ -81,6 +81,7 @@ __global__ void dp_env_kernel(dp_hd_model m, dp_hd_list l)
     __syncthreads();
     for (int t = tid; t < m.ntypes; t += bd) dp_hd_env_count(&m, &l, ii, t);
     __syncthreads();
+    if (tid == 0) dp_hd_env_total(&m, &l, ii);
     for (int jj = tid; jj < jnum; jj += bd) dp_hd_env_place(&m, &l, ii, jj);
     __syncthreads();
     const int nn = l.nn[ii];

@@ -203,18 +203,22 @@ PK_HD void dp_hd_env_count(const dp_hd_model *m, const dp_hd_list *l, int ii, in
     }
 }
 
+/* Phase 3, one thread: the kept neighbours, nn (also for a centre without any). */
+PK_HD void dp_hd_env_total(const dp_hd_model *m, const dp_hd_list *l, int ii)
+{
+    const int *count = l->count + (size_t)ii * m->ntypes;
+    int nn = 0;
+    for (int t = 0; t < m->ntypes; t++) nn += count[t] < m->sel[t] ? count[t] : m->sel[t];
+    l->nn[ii] = nn;
+}
+
 /* Phase 3, thread per listed neighbour jj: a candidate of type t with k candidates of type t
  * before it in (r, j, list position) order is kept when k < sel[t], at row place (kept ones
- * of the types below t) + k and slot sec[t] + k. Thread 0 also sets nn. */
+ * of the types below t) + k and slot sec[t] + k. */
 PK_HD void dp_hd_env_place(const dp_hd_model *m, const dp_hd_list *l, int ii, int jj)
 {
     const int nt = m->ntypes, o = l->offset[ii], jnum = l->offset[ii + 1] - o;
     const int *count = l->count + (size_t)ii * nt;
-    if (jj == 0) {
-        int nn = 0;
-        for (int t = 0; t < nt; t++) nn += count[t] < m->sel[t] ? count[t] : m->sel[t];
-        l->nn[ii] = nn;
-    }
     const int p = o + jj, t = l->cand_t[p];
     if (t < 0) return;
     const double r = l->cand_r[p];

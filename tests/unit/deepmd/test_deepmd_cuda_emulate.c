@@ -129,6 +129,7 @@ static void env_block(const dp_hd_model *hm, const dp_hd_list *l, int ii)
     const int jnum = l->offset[ii + 1] - l->offset[ii];
     for (int jj = 0; jj < jnum; jj++) dp_hd_env_candidate(hm, l, ii, jj);
     for (int t = 0; t < hm->ntypes; t++) dp_hd_env_count(hm, l, ii, t);
+    dp_hd_env_total(hm, l, ii);
     for (int jj = 0; jj < jnum; jj++) dp_hd_env_place(hm, l, ii, jj);
     int first_overlap = jnum, first_range = jnum;
     for (int q = 0; q < l->nn[ii]; q++) {
@@ -382,6 +383,14 @@ int main(void)
         dp_sys sq;
         dp_sys_build(&sq, NAT, xs, type, boxs, 7.0);
         compare("water box squeezed", dp, &sq, 0);
+        dp_sys_free(&sq);
+        /* no periodicity, atom 0 moved 50 A away: a centre with an empty list */
+        double xl[3 * NAT];
+        memcpy(xl, x, sizeof xl);
+        xl[0] += 50.0;
+        dp_sys_build(&sq, NAT, xl, type, NULL, 7.0);
+        PK_CHECK(sq.nl.numneigh[0] == 0, "the lone atom has %d neighbours", sq.nl.numneigh[0]);
+        compare("water, one atom alone", dp, &sq, 1);
         dp_sys_free(&sq);
         check_env_error(dp, NAT, x, type, box, 1e-12, DP_HD_OVERLAP, "overlap");
         check_env_error(dp, NAT, x, type, box, 0.05, DP_HD_RANGE, "closer than the embedding");
