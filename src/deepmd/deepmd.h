@@ -74,8 +74,9 @@ typedef struct {
                                   (quintic pieces of width 1/64 on |z| <= 20, Guo et al.,
                                   PPoPP'22 §3.5.3): |error| <= 1.7e-14 in tanh and 3.6e-12
                                   in tanh' against libm; forces stay -dE/dx of the energy
-                                  computed. 0 (default): libm tanh, as the cpu backend,
-                                  which always uses libm. The default is 1 when the
+                                  computed. 0 (default): libm tanh (the cpu backend
+                                  always takes dp_tanh_n, within 4 ulp of libm, in
+                                  deepmd_vtanh.c). The default is 1 when the
                                   environment has PAIRKIT_DEEPMD_TANH_TABLE=1. */
     pk_logger log;             /* load-time messages (table sizes); may be empty */
 } pk_deepmd_options;

@@ -32,10 +32,30 @@ static inline double dp_v4_sum(dp_v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); 
 /* ---- networks (deepmd_net.c) ------------------------------------------------------------ */
 
 /* dp_act and dp_act_eval(act, z, &a, &a1, &a2) (a = act(z) and its first two derivatives)
- * live in deepmd_hd.h, shared with the CUDA backend. tanh comes from libm: in the tabulated
- * kernel on the realistic-size water model it takes 2-4% of the time of the cpu backend
- * (perf), so the cpu backend keeps it exact; the sve backend can use the table of
- * deepmd_tanh.c. */
+ * live in deepmd_hd.h, shared with the CUDA backend. tanh comes from libm there; the cpu
+ * backend's fitting nets take dp_tanh_n (a few ulps from libm, vectorised); the sve backend
+ * can use the table of deepmd_tanh.c. */
+
+/* z[i] = tanh(z[i]) for i < n (deepmd_vtanh.c); NaN stays NaN. */
+void dp_tanh_n(double *z, size_t n);
+
+/* ---- matrix products of the fitting nets (deepmd_gemm.c) ------------------------------- */
+
+/* B (K x N) packed into column panels for dp_gemm (layout in deepmd_gemm.c). */
+typedef struct {
+    int K, N;
+    double *p;
+} dp_panels;
+
+/* Pack B (K x N, row-major, leading dimension ldb); -1 when out of memory. */
+int dp_panels_pack(dp_panels *P, const double *B, int K, int N, size_t ldb);
+void dp_panels_free(dp_panels *P);
+/* C (M x N) += A (M x K) B, A and C row-major with leading dimensions lda and ldc. Each
+ * element of C gets its products added in k order (one fused multiply-add each where the
+ * target has them), independently of M and of its row's place. */
+void dp_gemm(int M, const double *A, size_t lda, const dp_panels *B, double *C, size_t ldc);
+/* Columns per full panel (tests use it to choose shapes around the panel edges). */
+int dp_gemm_nr(void);
 
 /* y = act(x W + b) [* idt] [+ x if nout == nin, + (x, x) if nout == 2 nin, when resnet]. */
 typedef struct {
@@ -43,7 +63,9 @@ typedef struct {
     dp_act act;
     int resnet;
     double *w;     /* nin x nout, row-major (DeePMD-kit's layout) */
-    double *wt;    /* its transpose, nout x nin: the forward products read its rows */
+    double *wt;    /* its transpose, nout x nin (read by the sve and cuda backends) */
+    dp_panels fwd; /* w packed: forward products x W (dp_net_fit) */
+    dp_panels bwd; /* wt packed: backward products g W^T (dp_net_fit) */
     double *b;     /* nout, or NULL */
     double *idt;   /* nout, or NULL */
 } dp_layer;
@@ -63,6 +85,8 @@ void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d
 void dp_net_fit(const dp_net *net, int nb, const double *x, double *y, double *grad,
                 double *scratch);
 size_t dp_net_fit_scratch(const dp_net *net, int nb);
+/* Pack every layer's w and wt for dp_net_fit (once, at load); -1 when out of memory. */
+int dp_net_pack(dp_net *net);
 void dp_net_free(dp_net *net);
 
 /* ---- tabulated tanh (deepmd_tanh.c) ------------------------------------------------------ */

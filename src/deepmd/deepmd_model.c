@@ -761,6 +761,9 @@ static pk_code parse_fitting(yctx *y, const yaml_node_t *f, dp_model *m)
             return fail(y, lookup(y, f, "nets"), PK_ERR_FORMAT, path, NULL,
                         "fitting net must end with one output");
         }
+    for (int t = 0; t < m->ntypes; t++)   /* the panels of the batched products */
+        if (dp_net_pack(&m->fit[t]))
+            return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
     return PK_OK;
 }
 

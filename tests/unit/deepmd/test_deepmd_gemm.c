@@ -1,0 +1,172 @@
+/* The fitting nets' matrix product (dp_gemm on packed panels, deepmd_gemm.c) and the batched
+ * fitting net (dp_net_fit) against plain loops:
+ *  - dp_gemm on shapes around the tile edges (M, N, K not multiples of the tile, one row, one
+ *    column, K across the cache blocks, leading dimensions wider than the rows) against a
+ *    triple loop; the bound is the usual one of a dot product in any order,
+ *    |C - C_ref| <= 2 (K + 1) u sum_k |A_ik B_kj| + 2 u |C0_ij|, u = 2^-53;
+ *  - a row's result does not depend on the batch: each row of a 13-row product equals,
+ *    bit for bit, the same row computed alone (what keeps a centre's energy independent of
+ *    the other centres of its block, threads and MPI decompositions);
+ *  - dp_net_fit on a small odd net (37 -> 29 tanh -> 29 tanh resnet idt -> 58 tanh resnet
+ *    doubling -> 1) with nb = 1, 5, 11 against a forward and reverse pass written centre
+ *    by centre with scalar loops: energies and gradients to 1e-13 relative. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deepmd_internal.h"
+#include "pk_test.h"
+
+static double urand(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return (*s >> 8) * (1.0 / 16777216.0) - 0.5;
+}
+
+static const double U = 0x1p-53;
+
+/* One product of M x K by K x N, leading dimensions padded by 3; returns the largest error
+ * relative to the bound, and checks the bound and the batch independence. */
+static double check_gemm(int M, int N, int K, unsigned seed)
+{
+    const size_t lda = (size_t)K + 3, ldb = (size_t)N + 3, ldc = (size_t)N + 3;
+    double *A = malloc(sizeof(double) * M * lda), *B = malloc(sizeof(double) * K * ldb);
+    double *C = malloc(sizeof(double) * M * ldc), *C0 = malloc(sizeof(double) * M * ldc);
+    double *row = malloc(sizeof(double) * ldc);
+    for (size_t k = 0; k < M * lda; k++) A[k] = urand(&seed);
+    for (size_t k = 0; k < K * ldb; k++) B[k] = urand(&seed);
+    for (size_t k = 0; k < M * ldc; k++) C0[k] = C[k] = urand(&seed);
+    dp_panels P;
+    PK_CHECK(dp_panels_pack(&P, B, K, N, ldb) == 0, "pack %d x %d", K, N);
+    dp_gemm(M, A, lda, &P, C, ldc);
+    double worst = 0.0;
+    int padding_kept = 1, alone_same = 1;
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double s = C0[i * ldc + j], mag = 0.0;
+            for (int k = 0; k < K; k++) {
+                s += A[i * lda + k] * B[k * ldb + j];
+                mag += fabs(A[i * lda + k] * B[k * ldb + j]);
+            }
+            const double bound = 2 * (K + 1) * U * mag + 2 * U * fabs(C0[i * ldc + j]);
+            const double r = fabs(C[i * ldc + j] - s) / bound;
+            if (r > worst) worst = r;
+        }
+        for (size_t j = N; j < ldc; j++) padding_kept &= C[i * ldc + j] == C0[i * ldc + j];
+        memcpy(row, C0 + i * ldc, sizeof(double) * ldc);
+        dp_gemm(1, A + i * lda, lda, &P, row, ldc);
+        alone_same &= !memcmp(row, C + i * ldc, sizeof(double) * N);
+    }
+    PK_CHECK(worst <= 1.0, "M %d N %d K %d: error %.3g of the bound", M, N, K, worst);
+    PK_CHECK(padding_kept, "M %d N %d K %d: wrote beyond the N columns", M, N, K);
+    PK_CHECK(alone_same, "M %d N %d K %d: a row alone differs from the batch", M, N, K);
+    dp_panels_free(&P);
+    free(A), free(B), free(C), free(C0), free(row);
+    return worst;
+}
+
+/* A layer of the test net with random weights. */
+static void make_layer(dp_layer *L, int nin, int nout, dp_act act, int resnet, int idt,
+                       unsigned *s)
+{
+    L->nin = nin, L->nout = nout, L->act = act, L->resnet = resnet;
+    L->w = malloc(sizeof(double) * nin * nout);
+    L->wt = malloc(sizeof(double) * nin * nout);
+    L->b = malloc(sizeof(double) * nout);
+    L->idt = idt ? malloc(sizeof(double) * nout) : NULL;
+    for (int k = 0; k < nin * nout; k++) L->w[k] = 2.0 * urand(s) / sqrt(nin);
+    for (int k = 0; k < nin; k++)
+        for (int o = 0; o < nout; o++) L->wt[o * nin + k] = L->w[k * nout + o];
+    for (int o = 0; o < nout; o++) L->b[o] = urand(s);
+    if (idt)
+        for (int o = 0; o < nout; o++) L->idt[o] = 0.5 + urand(s);
+}
+
+enum { NIN = 37, NMAX = 58 };
+
+/* The net on one input, written plainly: y and dy/dx. */
+static double naive_net(const dp_net *net, const double *x0, double *grad)
+{
+    double act[5][NMAX], slope[5][NMAX];
+    memcpy(act[0], x0, sizeof(double) * NIN);
+    for (int l = 0; l < net->nlayer; l++) {
+        const dp_layer *L = &net->layer[l];
+        for (int o = 0; o < L->nout; o++) {
+            double z = L->b[o];
+            for (int k = 0; k < L->nin; k++) z += act[l][k] * L->w[k * L->nout + o];
+            const double g = L->idt ? L->idt[o] : 1.0;
+            const double t = L->act == DP_ACT_TANH ? tanh(z) : z;
+            act[l + 1][o] = t * g + (L->resnet ? act[l][o % L->nin] : 0.0);
+            slope[l][o] = (L->act == DP_ACT_TANH ? 1.0 - t * t : 1.0) * g;
+        }
+    }
+    double up[NMAX] = {1.0}, down[NMAX];
+    for (int l = net->nlayer - 1; l >= 0; l--) {
+        const dp_layer *L = &net->layer[l];
+        for (int k = 0; k < L->nin; k++) {
+            double s = 0.0;
+            for (int o = 0; o < L->nout; o++) {
+                s += L->w[k * L->nout + o] * up[o] * slope[l][o];
+                if (L->resnet && o % L->nin == k) s += up[o];
+            }
+            down[k] = s;
+        }
+        memcpy(up, down, sizeof(double) * L->nin);
+    }
+    memcpy(grad, up, sizeof(double) * NIN);
+    return act[net->nlayer][0];
+}
+
+static void check_net(void)
+{
+    unsigned s = 11;
+    dp_net net = {.nlayer = 4, .nin = NIN, .nout = 1, .width = NMAX};
+    net.layer = calloc(4, sizeof(dp_layer));
+    make_layer(&net.layer[0], NIN, 29, DP_ACT_TANH, 0, 0, &s);
+    make_layer(&net.layer[1], 29, 29, DP_ACT_TANH, 1, 1, &s);
+    make_layer(&net.layer[2], 29, NMAX, DP_ACT_TANH, 1, 0, &s);
+    make_layer(&net.layer[3], NMAX, 1, DP_ACT_NONE, 0, 0, &s);
+    PK_CHECK(dp_net_pack(&net) == 0, "pack");
+    const int nbs[] = {1, 5, 11};
+    double ey = 0.0, eg = 0.0;
+    for (int q = 0; q < 3; q++) {
+        const int nb = nbs[q];
+        double *x = malloc(sizeof(double) * nb * NIN), *g = malloc(sizeof(double) * nb * NIN);
+        double *y = malloc(sizeof(double) * nb);
+        double *scr = malloc(sizeof(double) * dp_net_fit_scratch(&net, nb));
+        for (int k = 0; k < nb * NIN; k++) x[k] = 2.0 * urand(&s);
+        dp_net_fit(&net, nb, x, y, g, scr);
+        for (int b = 0; b < nb; b++) {
+            double gref[NIN];
+            const double yref = naive_net(&net, x + b * NIN, gref), gmax = fabs(gref[0]);
+            double gscale = gmax;
+            for (int k = 0; k < NIN; k++) gscale = fmax(gscale, fabs(gref[k]));
+            ey = fmax(ey, fabs(y[b] - yref) / fmax(fabs(yref), 1.0));
+            for (int k = 0; k < NIN; k++)
+                eg = fmax(eg, fabs(g[b * NIN + k] - gref[k]) / gscale);
+        }
+        free(x), free(g), free(y), free(scr);
+    }
+    printf("dp_net_fit against the plain net: energy %.3g, gradient %.3g (relative)\n", ey, eg);
+    PK_CHECK(ey <= 1e-13, "energy error %.3g", ey);
+    PK_CHECK(eg <= 1e-13, "gradient error %.3g", eg);
+    dp_net_free(&net);
+}
+
+int main(void)
+{
+    const int nr = dp_gemm_nr();
+    const int Ms[] = {1, 3, 7, 8, 9, 17};
+    const int Ns[] = {1, 5, 8, nr - 1, nr, nr + 1, 2 * nr + 7};
+    const int Ks[] = {1, 3, 127, 128, 129, 300};
+    double worst = 0.0;
+    unsigned seed = 1;
+    for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+        for (size_t b = 0; b < sizeof Ns / sizeof *Ns; b++)
+            for (size_t c = 0; c < sizeof Ks / sizeof *Ks; c++)
+                worst = fmax(worst, check_gemm(Ms[a], Ns[b], Ks[c], seed++));
+    printf("dp_gemm (panel width %d): largest error %.3g of the bound\n", nr, worst);
+    check_net();
+    return pk_test_finish();
+}
