@@ -177,6 +177,14 @@ static inline void hdnnp_pairs_pad(int *pj, int *pk, int n, hdnnp_pairs *pr)
     pr->n = np;
 }
 
+/* Per-neighbour record of the angular pair loop, one per cutoff slot: the fields of
+ * neighbour n at nb + HDNNP_NB_N n (GC: fc'(r)/r, WZ: atomic number), read four neighbours at
+ * a time as two 4x4 transposes rather than as eight element-wise gathers. */
+enum {
+    HDNNP_NB_X, HDNNP_NB_Y, HDNNP_NB_Z, HDNNP_NB_R, HDNNP_NB_RINV, HDNNP_NB_FC, HDNNP_NB_GC,
+    HDNNP_NB_WZ, HDNNP_NB_N
+};
+
 enum { HDNNP_FN_WEIGHTS_BYTES = 4 * sizeof(hdnnp_v4) };
 
 /* Scratch of one thread, grown on demand and reused. */
@@ -195,6 +203,8 @@ typedef struct {
     double *rcoef;          /* radial SF s: dG_s/dx_n = rcoef[s * cap + n] (x_n - x_i), for the
                              * neighbours n of its group (hdnnp_group_range) */
     double *fc, *dfc;       /* cutoff slot c: fc[c * cap + n] */
+    double *nb;             /* neighbour records of cutoff slot c at nb + HDNNP_NB_N c cap
+                             * (hdnnp_symfuncs; read for non-compact angular groups only) */
     int *pj, *pk;
     hdnnp_pairs *grp;       /* one per angular group */
     double *coef;           /* angular pair factors and Y per function (hdnnp_pairs) */

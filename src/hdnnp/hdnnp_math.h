@@ -42,6 +42,22 @@ static inline double hdnnp_exp(double x)
     return p * scale;
 }
 
+/* tanh(u) = u P(u^2) for u in [0, 1]: P of degree 15 interpolates tanh(sqrt v)/sqrt v at the 16
+ * Chebyshev points of v in [0, 1] (coefficients from a 60-digit fit); relative error < 4e-16
+ * in double with Estrin's scheme (checked against 60-digit tanh at 50000 points). The TANHU
+ * and TANH cutoffs evaluate it for every neighbour pair of the angular functions: no exp and
+ * no division, and a short dependency chain. From v = u^2 and its powers v2, v4, v8 (for
+ * double and vector operands alike). */
+#define HDNNP_TANH_POLY(v, v2, v4, v8)                                                        \
+    ((((1.0 + (v) * -0.3333333333333273) +                                                     \
+       (v2) * (0.13333333333282113 + (v) * -0.05396825395091773)) +                             \
+      (v4) * ((0.021869488226930838 + (v) * -0.008863232181130274) +                           \
+              (v2) * (0.003592104115230281 + (v) * -0.00145571559077928))) +                   \
+     (v8) * (((0.0005896028950856166 + (v) * -0.00023801236323479905) +                        \
+              (v2) * (9.472256075732066e-05 + (v) * -3.603918536997382e-05)) +                 \
+             (v4) * ((1.2306805295349983e-05 + (v) * -3.402993826979274e-06) +                 \
+                     (v2) * (6.496857637862531e-07 + (v) * -6.20675330545365e-08))))
+
 /* The core function of cutoff types EXP and POLY1-4 (n2p2 CutoffFunction). */
 static inline hdnnp_core hdnnp_cutoff_core(hdnnp_cutoff_type type)
 {
@@ -128,8 +144,8 @@ static inline void hdnnp_cutoff_fdf(const hdnnp_cutoff *c, double r, double *f, 
     if (c->type == HDNNP_CT_TANHU || c->type == HDNNP_CT_TANH) {
         /* f = pre * tanh^3(1 - r/rc); pre = 1/tanh^3(1) for TANH (f(0) = 1) */
         const double pre = c->pre;
-        const double e = hdnnp_exp(-2.0 * (1.0 - r / c->rc));
-        const double t = (1.0 - e) / (1.0 + e);
+        const double u = 1.0 - r / c->rc, v = u * u, v2 = v * v, v4 = v2 * v2;
+        const double t = u * HDNNP_TANH_POLY(v, v2, v4, v4 * v4);
         const double t2 = t * t;
         *f = pre * t * t2;
         *df = 3.0 * pre * t2 * (t2 - 1.0) / c->rc;

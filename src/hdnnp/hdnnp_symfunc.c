@@ -35,7 +35,10 @@
  * group first lists its contributing pairs (both atoms inside the cutoff, and each other's
  * for narrow functions: about half of all pairs), four candidates at a time, by increasing
  * j; then, four pairs at a time, computes once for the whole group cos, the radial factors
- * (fc(r_jk) included), the geometric factors of A, B and C and S; then the exponentials of
+ * (fc(r_jk) included), the geometric factors of A, B and C and S, reading the neighbours'
+ * distances, cutoff values and positions from one 64-byte record per neighbour (built once
+ * per atom) and, for the tanh cutoffs, fc(r_jk) without exp or division (HDNNP_TANH_POLY);
+ * then the exponentials of
  * the group's etas from S. Every function of the group is one vector loop over the pairs that
  * sums T and stores Y. Gradients are never formed per function: hdnnp_contract weights the
  * Y of all functions with dE/dG first, builds A, B, C of the weighted sum and touches the
@@ -85,22 +88,23 @@ HDNNP_HOT pk_code hdnnp_env_build(hdnnp_scratch *s, const pk_hdnnp_model *m, int
     int *ridx = (int *)(raw + 5 * (size_t)e->cap);
     int count[HDNNP_MAX_ELEMENTS] = {0};
     int n = 0;
+    /* without branches on the distance: about half of a list with LAMMPS's default skin lies
+     * beyond the cutoff, in no predictable order; every entry is written at n, and n moves on
+     * only for the kept ones (the arrays hold jnum entries) */
     for (int jj = 0; jj < jnum; jj++) {
         const int j = pk_neigh_index(jlist[jj]);
         const int ej = t2e[type[j]];
-        if (ej < 0) continue;
         const double dx = x[j][0] - xi[0], dy = x[j][1] - xi[1], dz = x[j][2] - xi[2];
         const double r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 >= rc2) continue;
         raw[4 * n] = dx;
         raw[4 * n + 1] = dy;
         raw[4 * n + 2] = dz;
         raw[4 * n + 3] = r2;
         rel[n] = ej;
         ridx[n] = j;
-        count[ej]++;
-        n++;
+        n += (r2 < rc2) & (ej >= 0);
     }
+    for (int q = 0; q < n; q++) count[rel[q]]++;
     e->n = n;
     e->start[0] = 0;
     for (int k = 0; k < ne; k++) e->start[k + 1] = e->start[k] + count[k];
@@ -134,6 +138,26 @@ HDNNP_HOT static void cutoff_values(const hdnnp_cutoff *c, int n, const double *
         v4_cutoff_fdf(c, v4_load(r + k), &fv, &dv);
         v4_store(f + k, fv);
         v4_store(df + k, dv);
+    }
+}
+
+/* The neighbour records of cutoff slot c (hdnnp_scratch.nb) from the environment and the
+ * cutoff values. */
+static void neighbour_records(hdnnp_scratch *s, int c)
+{
+    const hdnnp_env *e = &s->env;
+    const size_t cap = (size_t)s->cap;
+    const double *fc = s->fc + c * cap, *dfc = s->dfc + c * cap;
+    double *nb = s->nb + (size_t)c * HDNNP_NB_N * cap;
+    for (int n = 0; n < e->n; n++, nb += HDNNP_NB_N) {
+        nb[HDNNP_NB_X] = e->x[n];
+        nb[HDNNP_NB_Y] = e->y[n];
+        nb[HDNNP_NB_Z] = e->z[n];
+        nb[HDNNP_NB_R] = e->r[n];
+        nb[HDNNP_NB_RINV] = e->rinv[n];
+        nb[HDNNP_NB_FC] = fc[n];
+        nb[HDNNP_NB_GC] = dfc[n] * e->rinv[n];
+        nb[HDNNP_NB_WZ] = e->wz[n];
     }
 }
 
@@ -251,19 +275,77 @@ HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
     else list_pairs_impl(s, el, grp, pr, 0);
 }
 
+/* Rows of 4x4 doubles to columns: on return v[q] holds lane q of each row. */
+HDNNP_V4_INLINE void v4_transpose(hdnnp_v4 v[4])
+{
+    const hdnnp_v4 t0 = HDNNP_SHUFFLE(v[0], v[1], 0, 4, 2, 6);
+    const hdnnp_v4 t1 = HDNNP_SHUFFLE(v[0], v[1], 1, 5, 3, 7);
+    const hdnnp_v4 t2 = HDNNP_SHUFFLE(v[2], v[3], 0, 4, 2, 6);
+    const hdnnp_v4 t3 = HDNNP_SHUFFLE(v[2], v[3], 1, 5, 3, 7);
+    v[0] = HDNNP_SHUFFLE(t0, t2, 0, 1, 4, 5);
+    v[1] = HDNNP_SHUFFLE(t1, t3, 0, 1, 4, 5);
+    v[2] = HDNNP_SHUFFLE(t0, t2, 2, 3, 6, 7);
+    v[3] = HDNNP_SHUFFLE(t1, t3, 2, 3, 6, 7);
+}
+
+/* The neighbour records (hdnnp_scratch.nb) of the four neighbours i[0..3], field by field:
+ * two row loads per neighbour and two transposes instead of eight element gathers. */
+HDNNP_V4_INLINE void nb_gather(const double *nb, const int *i, hdnnp_v4 v[HDNNP_NB_N])
+{
+    hdnnp_v4 lo[4], hi[4];
+    for (int l = 0; l < 4; l++) {
+        const double *rec = nb + HDNNP_NB_N * (size_t)i[l];
+        lo[l] = v4_load(rec);
+        hi[l] = v4_load(rec + 4);
+    }
+    v4_transpose(lo);
+    v4_transpose(hi);
+    for (int q = 0; q < 4; q++) {
+        v[q] = lo[q];
+        v[4 + q] = hi[q];
+    }
+}
+
+/* The fields of the four neighbours i[0..3] (HDNNP_NB_*): from their records, or where the
+ * records may not exist (compact groups, which the sve backend also evaluates here without
+ * building records) element by element. */
+HDNNP_V4_INLINE void neighbour_fields(const hdnnp_env *e, const double *fc, const double *dfc,
+                                      const double *nb, const int *i, hdnnp_v4 v[HDNNP_NB_N],
+                                      const int records)
+{
+    if (records) {
+        nb_gather(nb, i, v);
+        return;
+    }
+    v[HDNNP_NB_X] = v4_gather(e->x, i);
+    v[HDNNP_NB_Y] = v4_gather(e->y, i);
+    v[HDNNP_NB_Z] = v4_gather(e->z, i);
+    v[HDNNP_NB_R] = v4_gather(e->r, i);
+    v[HDNNP_NB_RINV] = v4_gather(e->rinv, i);
+    v[HDNNP_NB_FC] = v4_gather(fc, i);
+    v[HDNNP_NB_GC] = v4_gather(dfc, i) * v[HDNNP_NB_RINV];
+    v[HDNNP_NB_WZ] = v4_gather(e->wz, i);
+}
+
 /* Pair quantities shared by all functions of a group (rs is the group's), four pairs at a
  * time: the persistent factors hdnnp_contract needs (see hdnnp_kernel.h, HDNNP_PAIR_*) and
  * the exponentials of the group's etas (slots, hdnnp_group), or for compact groups the angle
  * and d(angle)/d(cos). For compact groups fc is the radial window, eta = rs = 0, and the U
- * factors are unused. */
+ * factors are unused. The neighbours' values come from their records (neighbour_fields), or
+ * for a block that shares j, j's as scalars. */
 static inline __attribute__((always_inline)) void
 pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
-          const hdnnp_pairs *pr, const int narrow, const int weighted, const int compact)
+          const hdnnp_pairs *pr, const int narrow, const int weighted, const int compact,
+          const int ctype)
 {
     const hdnnp_env *e = &s->env;
     const size_t cap = (size_t)s->cap, tc = s->tcap, np = (size_t)pr->n;
-    const hdnnp_cutoff *cut = &el->cut[grp->cut];
+    /* a copy, with the type as a constant where ctype >= 0: v4_cutoff_fdf's switch and the
+     * cutoff's constants then leave the pair loop */
+    hdnnp_cutoff cut = el->cut[grp->cut];
+    if (ctype >= 0) cut.type = (hdnnp_cutoff_type)ctype;
     const double *fc = s->fc + grp->cut * cap, *dfc = s->dfc + grp->cut * cap;
+    const double *nb = s->nb + (size_t)grp->cut * HDNNP_NB_N * cap;
     const int *pj = s->pj + pr->off, *pk = s->pk + pr->off;
     const int n = pr->n & ~3, nreal = pr->nreal;
     const double rs = grp->rs;
@@ -293,20 +375,23 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
             da2 = zero + dj * dj;
             wa = zero + (weighted ? e->wz[j] : 1.0);
         } else {
-            ax = v4_gather(e->x, jj);
-            ay = v4_gather(e->y, jj);
-            az = v4_gather(e->z, jj);
-            ia = v4_gather(e->rinv, jj);
-            fa = v4_gather(fc, jj);
-            ga = v4_gather(dfc, jj) * ia;
-            const hdnnp_v4 dj = v4_gather(e->r, jj) - rs;
+            hdnnp_v4 a[HDNNP_NB_N];
+            neighbour_fields(e, fc, dfc, nb, jj, a, !compact);
+            ax = a[HDNNP_NB_X];
+            ay = a[HDNNP_NB_Y];
+            az = a[HDNNP_NB_Z];
+            ia = a[HDNNP_NB_RINV];
+            fa = a[HDNNP_NB_FC];
+            ga = a[HDNNP_NB_GC];
+            const hdnnp_v4 dj = a[HDNNP_NB_R] - rs;
             da2 = dj * dj;
-            wa = weighted ? v4_gather(e->wz, jj) : one;
+            wa = weighted ? a[HDNNP_NB_WZ] : one;
         }
-        const hdnnp_v4 bx = v4_gather(e->x, kk), by = v4_gather(e->y, kk);
-        const hdnnp_v4 bz = v4_gather(e->z, kk), ib = v4_gather(e->rinv, kk);
-        const hdnnp_v4 fb = v4_gather(fc, kk), gb = v4_gather(dfc, kk) * ib;
-        const hdnnp_v4 db = v4_gather(e->r, kk) - rs;
+        hdnnp_v4 b[HDNNP_NB_N];   /* k */
+        neighbour_fields(e, fc, dfc, nb, kk, b, !compact);
+        const hdnnp_v4 bx = b[HDNNP_NB_X], by = b[HDNNP_NB_Y], bz = b[HDNNP_NB_Z];
+        const hdnnp_v4 ib = b[HDNNP_NB_RINV], fb = b[HDNNP_NB_FC], gb = b[HDNNP_NB_GC];
+        const hdnnp_v4 db = b[HDNNP_NB_R] - rs;
         v4_store(BX + p, bx);
         v4_store(BY + p, by);
         v4_store(BZ + p, bz);
@@ -314,13 +399,13 @@ pair_data(hdnnp_scratch *s, const hdnnp_element *el, const hdnnp_group *grp,
         const hdnnp_v4 c = (ax * bx + ay * by + az * bz) * (ia * ib);
         v4_store(cs + p, c);
         v4_store(IB + p, ib);
-        const hdnnp_v4 w = v4_select(lane + p < nreal, weighted ? wa * v4_gather(e->wz, kk) : one);
+        const hdnnp_v4 w = v4_select(lane + p < nreal, weighted ? wa * b[HDNNP_NB_WZ] : one);
         hdnnp_v4 f = w * fa * fb, gA = w * ga * fb, gB = w * fa * gb, gC = zero, uC = zero;
         hdnnp_v4 S = da2 + db * db;
         if (narrow) {   /* the factor fc(r_jk); gamma's terms folded into A, B and C */
             const hdnnp_v4 r = v4_sqrt(cx * cx + cy * cy + cz * cz), ic = 1.0 / r;
             hdnnp_v4 fcc, dfcc;
-            v4_cutoff_fdf(cut, r, &fcc, &dfcc);
+            v4_cutoff_fdf(&cut, r, &fcc, &dfcc);
             gC = f * dfcc * ic;
             uC = 1.0 - rs * ic;   /* (r - rs) / r */
             f *= fcc;
@@ -424,7 +509,13 @@ angular_group_impl(hdnnp_scratch *s, const hdnnp_element *el, int g, const int n
 {
     const hdnnp_group *grp = &el->angular[g];
     const hdnnp_pairs *pr = &s->grp[g];
-    pair_data(s, el, grp, pr, narrow, weighted, compact);
+    /* the n2p2 cutoff types of the published models as constants (see pair_data) */
+    switch (compact || !narrow ? -1 : (int)el->cut[grp->cut].type) {
+    case HDNNP_CT_TANHU: pair_data(s, el, grp, pr, narrow, weighted, 0, HDNNP_CT_TANHU); break;
+    case HDNNP_CT_TANH: pair_data(s, el, grp, pr, narrow, weighted, 0, HDNNP_CT_TANH); break;
+    case HDNNP_CT_POLY2: pair_data(s, el, grp, pr, narrow, weighted, 0, HDNNP_CT_POLY2); break;
+    default: pair_data(s, el, grp, pr, narrow, weighted, compact, -1); break;
+    }
     if (compact) {
         const size_t np = (size_t)pr->n;
         double *Y = s->coef + pr->coef + HDNNP_PAIR_N * np, *D = Y + (size_t)grp->nsf * np;
@@ -516,13 +607,15 @@ symfuncs_layout(hdnnp_scratch *s, const hdnnp_element *el, hdnnp_list_pairs_fn l
     if (maxpairs < cap) maxpairs = cap;   /* hdnnp_contract reuses a temporary per atom */
     if (pk_buffer_reserve(&s->coef_buf, ncoef + 1, sizeof(double), st) ||
         pk_buffer_reserve(&s->tmp_buf,
-                          2 * (size_t)el->ncut * cap + (P_NFIXED + maxslot) * maxpairs + 4 * nsf,
+                          (2 + HDNNP_NB_N) * (size_t)el->ncut * cap +
+                              (P_NFIXED + maxslot) * maxpairs + 4 * nsf,
                           sizeof(double), st))
         return st->code;
     s->coef = s->coef_buf.data;
     s->fc = s->tmp_buf.data;
     s->dfc = s->fc + (size_t)el->ncut * cap;
-    s->t = s->dfc + (size_t)el->ncut * cap;
+    s->nb = s->dfc + (size_t)el->ncut * cap;
+    s->t = s->nb + HDNNP_NB_N * (size_t)el->ncut * cap;
     s->tcap = maxpairs;
     return PK_OK;
 }
@@ -538,8 +631,10 @@ pk_code hdnnp_symfuncs(hdnnp_scratch *s, const hdnnp_element *el, pk_status *st)
     if (symfuncs_layout(s, el, list_pairs, st)) return st->code;
     const hdnnp_env *e = &s->env;
     const size_t cap = (size_t)s->cap, ng = (size_t)el->nangular;
-    for (int c = 0; c < el->ncut; c++)
+    for (int c = 0; c < el->ncut; c++) {
         cutoff_values(&el->cut[c], e->n, e->r, s->fc + c * cap, s->dfc + c * cap);
+        neighbour_records(s, c);
+    }
     for (int g = 0; g < el->nradial; g++) radial_group(s, el, g);
     for (size_t g = 0; g < ng; g++)
         if (s->grp[g].n > 0) hdnnp_angular_group(s, el, (int)g);

@@ -72,8 +72,8 @@ HDNNP_V4_INLINE void v4_cutoff_fdf(const hdnnp_cutoff *c, hdnnp_v4 r, hdnnp_v4 *
     case HDNNP_CT_TANHU:
     case HDNNP_CT_TANH: {   /* f = pre * tanh^3(1 - r/rc) */
         const double irc = c->irc;
-        const hdnnp_v4 e = v4_exp(-2.0 * (1.0 - r * irc));
-        const hdnnp_v4 t = (1.0 - e) / (1.0 + e), t2 = t * t;
+        const hdnnp_v4 u = 1.0 - r * irc, v = u * u, v2 = v * v, v4 = v2 * v2;
+        const hdnnp_v4 t = u * HDNNP_TANH_POLY(v, v2, v4, v4 * v4), t2 = t * t;
         *f = v4_select(in, c->pre * t * t2);
         *df = v4_select(in, 3.0 * c->pre * t2 * (t2 - 1.0) * irc);
         return;
