@@ -181,12 +181,15 @@ static pk_code cuda_init(void *model, const pk_backend_request *req, void **stat
     return PK_OK;
 }
 
-/* The list and the atoms' elements, when they changed, to the device. */
+/* The list and the atoms' elements, unless the caller kept them (list_changed 0), to the
+ * device. */
 static pk_code upload_list(hdnnp_cuda *s, const pk_hdnnp_args *a, pk_status *st)
 {
     const pk_atoms *at = a->atoms;
     hdg_host_list *L = &s->L;
-    if (s->have_list && hdg_list_same(L, at, a->nl, a->type_to_element)) return PK_OK;
+    if (!a->list_changed && s->have_list && L->inum == a->nl->inum &&
+        L->nall == at->nlocal + at->nghost)
+        return PK_OK;
     s->have_list = 0;
     if (hdg_list_build(L, at, a->nl, a->type_to_element, st)) return st->code;
     const size_t na = (size_t)L->nall, nc = (size_t)L->inum, ns = L->nslot;

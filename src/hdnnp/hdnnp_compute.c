@@ -36,6 +36,7 @@ struct pk_hdnnp_context {
     long ewcount;
     double t_sf, t_nn, t_f;
     pk_backend_slot backend;
+    int list_kept;     /* pk_hdnnp_list_kept: the next compute's list is the last one's */
 };
 
 pk_code pk_hdnnp_context_create(const pk_hdnnp_model *m, pk_hdnnp_context **out, pk_status *st)
@@ -240,10 +241,14 @@ static pk_code centre(pk_hdnnp_context *c, hdnnp_thread *th, const pk_atoms *ato
 pk_code pk_hdnnp_compute(pk_hdnnp_context *c, const pk_atoms *atoms, const pk_neigh *nl,
                          const int *t2e, pk_out *out, pk_status *st)
 {
-    const pk_hdnnp_args args = {.atoms = atoms, .nl = nl, .type_to_element = t2e};
+    const pk_hdnnp_args args = {.atoms = atoms, .nl = nl, .type_to_element = t2e,
+                                .list_changed = !c->list_kept};
+    c->list_kept = 0;
     pk_status_clear(st);
     return pk_backend_compute(&c->backend, c, &args, out, st);
 }
+
+void pk_hdnnp_list_kept(pk_hdnnp_context *c) { c->list_kept = 1; }
 
 const hdnnp_kernels hdnnp_kernels_cpu = {hdnnp_symfuncs, hdnnp_contract, hdnnp_network_eval};
 

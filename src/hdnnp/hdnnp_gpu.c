@@ -133,23 +133,6 @@ void hdg_list_free(hdg_host_list *L)
     memset(L, 0, sizeof *L);
 }
 
-int hdg_list_same(const hdg_host_list *L, const pk_atoms *atoms, const pk_neigh *nl,
-                  const int *t2e)
-{
-    const int nall = atoms->nlocal + atoms->nghost;
-    if (!L->offset || L->inum != nl->inum || L->nall != nall) return 0;
-    for (int j = 0; j < nall; j++)
-        if (L->elem[j] != t2e[atoms->type[j]]) return 0;
-    for (int ii = 0; ii < nl->inum; ii++) {
-        const int i = nl->ilist[ii], off = L->offset[ii], n = nl->numneigh[i];
-        if (L->centre[ii] != i || L->offset[ii + 1] - off != n) return 0;
-        const int *jl = nl->firstneigh[i];
-        for (int jj = 0; jj < n; jj++)
-            if (L->neigh[off + jj] != pk_neigh_index(jl[jj])) return 0;
-    }
-    return 1;
-}
-
 /* The int arrays of one size class holding at least need entries (contents not kept). */
 static int grow(size_t need, size_t *cap, int **const arrays[], int n)
 {

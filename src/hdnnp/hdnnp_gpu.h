@@ -135,9 +135,6 @@ typedef struct {
 /* Host side (hdnnp_gpu.c). */
 pk_code hdg_model_build(const pk_hdnnp_model *m, hdg_host_model *h, pk_status *st);
 void hdg_model_free(hdg_host_model *h);
-/* Whether L still describes the caller's list and atom elements (compared entry by entry). */
-int hdg_list_same(const hdg_host_list *L, const pk_atoms *atoms, const pk_neigh *nl,
-                  const int *t2e);
 pk_code hdg_list_build(hdg_host_list *L, const pk_atoms *atoms, const pk_neigh *nl,
                        const int *t2e, pk_status *st);
 void hdg_list_free(hdg_host_list *L);

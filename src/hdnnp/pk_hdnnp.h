@@ -106,6 +106,9 @@ typedef struct {
     const pk_atoms *atoms;
     const pk_neigh *nl;
     const int *type_to_element;
+    int list_changed;   /* nl, the atom order or the types differ from the previous
+                           compute's: a backend that keeps what it derived from the list
+                           refreshes it */
 } pk_hdnnp_args;
 
 extern const pk_backend_ops *const pk_hdnnp_backends[PK_BACKEND_COUNT];
@@ -117,6 +120,10 @@ const pk_backend_slot *pk_hdnnp_backend(const pk_hdnnp_context *ctx);
  * centres nl->ilist[0..inum). Accumulates into out (does not reset it). */
 pk_code pk_hdnnp_compute(pk_hdnnp_context *ctx, const pk_atoms *atoms, const pk_neigh *nl,
                          const int *type_to_element, pk_out *out, pk_status *st);
+/* The next pk_hdnnp_compute gets the same list, atom order and types as the previous one,
+ * only new positions (LAMMPS: no reneighbouring since), so a backend may reuse what it
+ * derived from the list. Without this call every compute treats its list as new. */
+void pk_hdnnp_list_kept(pk_hdnnp_context *ctx);
 
 /* Extrapolation warnings: one record per (atom, symmetry function) whose unscaled value lies
  * outside [Gmin, Gmax] of scaling.data. Records accumulate over compute calls until reset;

@@ -235,6 +235,7 @@ void PairHDNNPPK::compute(int eflag, int vflag)
 
   pk_status st;
   pk_status_clear(&st);
+  if (neighbor->ago != 0) pk_hdnnp_list_kept(ctx);
   if (pk_hdnnp_compute(ctx, &atoms, &nl, type_to_element.data(), &out, &st))
     PairKit::check(lmp, STYLE, st, false);
   evaluations += list->inum;
