@@ -10,38 +10,48 @@ the bench box with seeded displacements of up to 0.1 A, deepmd/npy format, energ
 forces zero: only the coordinates are read) beside an input.json whose model section is the
 model's own model_def_script.
 
-Boxes: water, 8^3 molecules at 1 g/cm^3 (1536 atoms, tools/water_box.py, 0.5 fs steps);
-copper, fcc a = 3.634 A, 8^3 cells (2048 atoms, 1 fs steps). NVE from 300 K.
+Boxes, for each n of --cells (default 8): water, n^3 molecules at 1 g/cm^3 (3 n^3 atoms, 1536
+for n = 8, tools/water_box.py, 0.5 fs steps); copper, fcc a = 3.634 A, n^3 cells (4 n^3 atoms,
+2048 for n = 8, 1 fs steps). NVE from 300 K.
 
-Runs, for each box and each core count N: DeePMD-kit `pair_style deepmd` with the compressed
-and the uncompressed .pb, deepmd/pk tabulated (table_step 0.01, its default) and exact, one
-LAMMPS invocation each, in turn, --repeat times (alternating); the figure is the median of
-the LAMMPS `Pair` time per atom-step. Each invocation is pinned to cores 0..N-1 (taskset):
-deepmd/pk as 1 MPI rank of N OpenMP threads; DeePMD-kit as N MPI ranks (its wheel's mpirun)
-of one thread each (OMP_NUM_THREADS = DP_INTRA_OP_PARALLELISM_THREADS =
+Runs, for each box and each core count N of --cores (default 1,2; 'all' = this machine's):
+DeePMD-kit `pair_style deepmd` with the compressed and the uncompressed .pb, deepmd/pk
+tabulated (table_step 0.01, its default) and exact, one LAMMPS invocation each, in turn,
+--repeat times (alternating); the uncompressed and exact kinds only on the first (smallest)
+box of --cells. The figure is the median of the LAMMPS `Pair` time per atom-step. Each
+invocation is pinned to cores 0..N-1 (taskset): deepmd/pk as 1 MPI rank of N OpenMP threads
+and as N MPI ranks of one thread (--mpirun, the mpirun of the LAMMPS that --lmp is);
+DeePMD-kit as N MPI ranks (its wheel's mpirun) of one thread each (OMP_NUM_THREADS =
+DP_INTRA_OP_PARALLELISM_THREADS =
 DP_INTER_OP_PARALLELISM_THREADS = 1), as its documentation advises for CPUs: one rank of 2
 TensorFlow/OpenMP threads ran the compressed copper model slower than one core here. Each
-timed command runs under `flock /tmp/pk-bench.lock` so that benchmarks of several people on
-one machine do not overlap; the 1-minute load average before each is reported. Every log
+timed command runs under /tmp/pk-bench.lock so that benchmarks of several people on one
+machine do not overlap, and one that met other work on the cores it needed is repeated
+(pk_scaling.run_timed, at most --tries runs); the 1-minute load average before each and the
+other processes' work during the kept runs are reported. Every log
 must show what ran: deepmd/pk's `deepmd/pk: ...` line (with its embedding tables, or
 without for exact), DeePMD-kit's module summary naming the model file, its thread settings
 and the rank count; a run that does not is an error. The starting box's potential energy of
-each is in the table (the two codes evaluate the same model on the same atoms).
+each is in the table (the two codes evaluate the same model on the same atoms). Ratio: the
+DeePMD-kit kind's time on as many cores over ours; efficiency: t(1 core) / (N t(N cores)) of
+the same code, kernel and box. With --out, the table goes to the head of that file (earlier
+contents kept below it) and a PNG of pair time against size beside it (--plot names another).
 
   bench/deepmd_peer.py --lmp LMP --plugin-dir DIR [--dp-venv DIR] [--steps N]
-                       [--exact-steps N] [--repeat 3] [--cores 1,2] [--work DIR] [--out FILE]
+                       [--exact-steps N] [--repeat 3] [--cores 1,2|all] [--cells 8,12]
+                       [--systems water,copper] [--mpirun CMD] [--tries N] [--work DIR]
+                       [--out FILE] [--plot PNG]
 
 --dp-venv is a virtual environment with `pip install "deepmd-kit[cpu,lmp]"` (its bin/ holds
 dp and lmp). --work keeps the converted models between invocations (conversion and
 compression take minutes).
 """
 import argparse
-import datetime
 import json
 import os
-import platform
 import random
 import re
+import shlex
 import statistics
 import struct
 import subprocess
@@ -52,9 +62,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import deepmd_synthetic_model  # noqa: E402
 import water_box  # noqa: E402
+import pk_plot  # noqa: E402  (bench/, this script's folder)
+import pk_scaling  # noqa: E402
 
-LOCK = "/tmp/pk-bench.lock"
-COPPER_A, COPPER_N = 3.634, 8
+COPPER_A = 3.634
+COMPRESS_CELLS = 8      # the box of dp compress's training set
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--lmp", required=True, help="the LAMMPS that loads the PairKit plugin")
@@ -63,8 +75,16 @@ ap.add_argument("--dp-venv", default=os.path.expanduser("~/.cache/pairkit/dpvenv
 ap.add_argument("--steps", type=int, default=10, help="steps of the tabulated/compressed runs")
 ap.add_argument("--exact-steps", type=int, default=2, help="steps of the exact/uncompressed runs")
 ap.add_argument("--repeat", type=int, default=3)
-ap.add_argument("--cores", default="1,2")
+ap.add_argument("--cores", default="1,2", help="core counts, comma-separated; 'all' = this "
+                "machine's")
+ap.add_argument("--cells", default="8", help="box sizes n (water n^3 molecules, copper n^3 fcc "
+                "cells), comma-separated; the first also runs the exact/uncompressed kinds")
 ap.add_argument("--systems", default="water,copper")
+ap.add_argument("--mpirun", default="mpirun", help="MPI launcher of --lmp's LAMMPS (deepmd/pk's "
+                "runs on several ranks)")
+ap.add_argument("--plot", help="PNG path (default: --out with .png)")
+ap.add_argument("--tries", type=int, default=3, help="runs of one measurement at most, while "
+                "other processes take the cores it needs (1: never repeat)")
 ap.add_argument("--work")
 ap.add_argument("--out")
 opt = ap.parse_args()
@@ -75,28 +95,38 @@ DP = os.path.join(opt.dp_venv, "bin", "dp")
 DP_LMP = os.path.join(opt.dp_venv, "bin", "lmp")
 QUIET = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
 loads = []      # 1-minute load average before each timed run
+others_log = []     # cores other processes kept busy during each kept run
 
 
 # ---- the boxes ---------------------------------------------------------------------------
 
-def water_atoms():
-    """(box length, [(model type, x, y, z)]): the box of tools/water_box.py data_text(8)."""
-    side, atoms = water_box.molecules(8)
+def water_atoms(n):
+    """(box length, [(model type, x, y, z)]): the box of tools/water_box.py data_text(n)."""
+    side, atoms = water_box.molecules(n)
     return side, [(t - 1, x, y, z) for t, x, y, z in atoms]
 
 
-def copper_atoms():
+def copper_atoms(n):
     basis = [(0, 0, 0), (0.5, 0.5, 0), (0.5, 0, 0.5), (0, 0.5, 0.5)]
-    n, a = COPPER_N, COPPER_A
+    a = COPPER_A
     return n * a, [(0, (i + b[0]) * a, (j + b[1]) * a, (k + b[2]) * a)
                    for i in range(n) for j in range(n) for k in range(n) for b in basis]
 
 
+def water_setup(n):
+    path = os.path.join(work, f"water-{n}.data")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w") as fh:
+            fh.write(water_box.data_text(n))
+        os.replace(path + ".tmp", path)
+    return f"read_data {path}"
+
+
 SYSTEMS = {
-    "water": dict(atoms=water_atoms, elements="O H", dt=0.0005, setup="read_data water.data"),
-    "copper": dict(atoms=copper_atoms, elements="Cu", dt=0.001, setup=f"""
+    "water": dict(atoms=water_atoms, elements="O H", dt=0.0005, setup=water_setup),
+    "copper": dict(atoms=copper_atoms, elements="Cu", dt=0.001, setup=lambda n: f"""
 lattice fcc {COPPER_A}
-region box block 0 {COPPER_N} 0 {COPPER_N} 0 {COPPER_N}
+region box block 0 {n} 0 {n} 0 {n}
 create_box 1 box
 create_atoms 1 box
 mass 1 63.546"""),
@@ -119,7 +149,7 @@ def write_npy(path, rows):
 
 def training_set(name, directory, frames=4, shake=0.1, seed=7):
     """`frames` copies of the bench box, each atom displaced by up to `shake` A per axis."""
-    side, atoms = SYSTEMS[name]["atoms"]()
+    side, atoms = SYSTEMS[name]["atoms"](COMPRESS_CELLS)
     rng = random.Random(seed)
     os.makedirs(os.path.join(directory, "set.000"), exist_ok=True)
     with open(os.path.join(directory, "type.raw"), "w") as fh:
@@ -171,14 +201,14 @@ def prepare(name):
 
 # ---- the runs ----------------------------------------------------------------------------
 
-def script(name, pair, steps, load_plugin):
+def script(name, cells, pair, steps, load_plugin):
     s = SYSTEMS[name]
     return f"""
 {'plugin load ' + plugin if load_plugin else ''}
 units metal
 atom_style atomic
 atom_modify map yes
-{s['setup']}
+{s['setup'](cells)}
 {pair}
 pair_coeff * * {s['elements']}
 timestep {s['dt']}
@@ -189,38 +219,48 @@ run {steps}
 """
 
 
-def run_lammps(lmp, text, cores, ranks=1):
-    """One LAMMPS run pinned to cores 0..cores-1: `ranks` MPI ranks (DeePMD-kit's mpirun) of
-    cores / ranks threads each."""
-    path = os.path.join(work, "in.bench")
-    with open(path, "w") as fh:
+def run_lammps(lmp, text, cores, ranks=1, mpirun=None):
+    """One LAMMPS run pinned to cores 0..cores-1: `ranks` MPI ranks (started by mpirun,
+    default DeePMD-kit's) of cores / ranks threads each."""
+    # an input file of its own: other invocations may share --work
+    fd, path = tempfile.mkstemp(prefix="in.bench-", dir=work, text=True)
+    with os.fdopen(fd, "w") as fh:
         fh.write(text)
     threads = str(cores // ranks)
     env = dict(QUIET, OMP_NUM_THREADS=threads, OMP_WAIT_POLICY="passive",
-               DP_INTRA_OP_PARALLELISM_THREADS=threads, DP_INTER_OP_PARALLELISM_THREADS="1")
-    mpi = [os.path.join(opt.dp_venv, "bin", "mpirun"), "-np", str(ranks)] if ranks > 1 else []
+               DP_INTRA_OP_PARALLELISM_THREADS=threads, DP_INTER_OP_PARALLELISM_THREADS="1",
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    mpirun = mpirun or os.path.join(opt.dp_venv, "bin", "mpirun")
+    mpi = [*shlex.split(mpirun), "-np", str(ranks)] if ranks > 1 else []
     loads.append(os.getloadavg()[0])
-    cmd = ["flock", LOCK, "taskset", "-c", ",".join(str(c) for c in range(cores)), *mpi, lmp,
+    cmd = ["taskset", "-c", ",".join(str(c) for c in range(cores)), *mpi, lmp,
            "-nocite", "-log", "none", "-in", path]
-    proc = subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    proc, others, _ = pk_scaling.run_timed(cmd, cores, opt.tries, cwd=work, env=env,
+                                           stderr=subprocess.STDOUT)
+    others_log.append(others)
+    os.unlink(path)
     if proc.returncode:
         sys.exit(f"{' '.join(cmd)} failed:\n{proc.stdout[-4000:]}")
     return proc.stdout
 
 
-def measure(name, code, kernel, model, threads):
+def measure(name, cells, code, kernel, model, threads, ranks):
+    """One run on `threads` cores: deepmd/pk as `ranks` MPI ranks of threads / ranks OpenMP
+    threads, DeePMD-kit as `threads` ranks of one thread."""
     steps = opt.steps if kernel in ("compressed", "tabulated") else opt.exact_steps
     if code == "deepmd/pk":
         pair = f"pair_style deepmd/pk {model}{' tabulate no' if kernel == 'exact' else ''}"
-        out = run_lammps(opt.lmp, script(name, pair, steps, True), threads)
+        out = run_lammps(opt.lmp, script(name, cells, pair, steps, True), threads, ranks,
+                         opt.mpirun)
         info = re.search(r"^deepmd/pk: .*$", out, flags=re.M)
         if not info or ("embedding table" in out) != (kernel == "tabulated"):
             sys.exit(f"deepmd/pk did not log the {kernel} kernel:\n{out[-3000:]}")
+        if f"on {threads} procs" not in out:       # LAMMPS counts ranks x threads
+            sys.exit(f"deepmd/pk did not run on {threads} cores:\n{out[-3000:]}")
     else:
         # N cores: N MPI ranks of one thread, as DeePMD-kit advises for CPUs (one rank of N
         # TensorFlow/OpenMP threads was measured slower than one core for the compressed model)
-        out = run_lammps(DP_LMP, script(name, f"pair_style deepmd {model}", steps, False),
+        out = run_lammps(DP_LMP, script(name, cells, f"pair_style deepmd {model}", steps, False),
                          threads, ranks=threads)
         if "Summary of lammps deepmd module" not in out or \
                 not re.search(rf"using\s+1 model\(s\): {re.escape(model)}", out) or \
@@ -243,59 +283,69 @@ def versions(out_dp, out_pk):
     return dpv, lmp_dp.group(1) if lmp_dp else "?", lmp_pk.group(1) if lmp_pk else "?"
 
 
-def git_commit():
-    proc = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "src",
-                            ":!src/cuda"],
-                           capture_output=True, text=True).stdout.strip()
-    return proc.stdout.strip() + (" (src modified)" if dirty else "")
-
-
 VARIANTS = [("DeePMD-kit", "compressed"), ("deepmd/pk", "tabulated"),
             ("DeePMD-kit", "uncompressed"), ("deepmd/pk", "exact")]
 
-times, atoms, logs, energy = {}, {}, {}, {}
+PEER_KIND = {"tabulated": "compressed", "exact": "uncompressed"}
+cells_list = [int(n) for n in opt.cells.split(",")]
+runs, logs, energy = {}, {}, {}
 for name in opt.systems.split(","):
     yaml, pb, cpb = prepare(name)
     model = {"compressed": cpb, "uncompressed": pb, "tabulated": yaml, "exact": yaml}
-    for threads in (int(t) for t in opt.cores.split(",")):
-        for _ in range(opt.repeat):
-            for code, kernel in VARIANTS:
-                us, n, e0, out = measure(name, code, kernel, model[kernel], threads)
-                times.setdefault((name, threads, code, kernel), []).append(us)
-                energy[(name, code, kernel)] = e0
-                atoms[name], logs[code] = n, out
-                print(f"{name} {threads}c {code} {kernel}: {us:.1f} us/atom-step", flush=True)
+    for cells in cells_list:
+        for threads in pk_scaling.cores(opt.cores):
+            # (code, kernel, MPI ranks): deepmd/pk as threads and as ranks, DeePMD-kit as ranks
+            configs = [(code, kernel, ranks) for code, kernel in VARIANTS
+                       if cells == cells_list[0] or kernel in ("compressed", "tabulated")
+                       for ranks, _ in pk_scaling.layouts(threads, code == "deepmd/pk")]
+            for _ in range(opt.repeat):
+                for code, kernel, ranks in configs:
+                    us, n, e0, out = measure(name, cells, code, kernel, model[kernel], threads,
+                                             ranks)
+                    runs.setdefault((name, n, ranks, threads // ranks, code, kernel),
+                                    []).append((us, others_log[-1]))
+                    energy[(name, n, code, kernel)] = e0
+                    logs[code] = out
+                    print(f"{name} {n} atoms {threads}c ({ranks} ranks) {code} {kernel}: "
+                          f"{us:.1f} us/atom-step", flush=True)
 
 dpv, lmp_dp, lmp_pk = versions(logs["DeePMD-kit"], logs["deepmd/pk"])
-med = {k: statistics.median(v) for k, v in times.items()}
-lines = [f"# deepmd/pk beside DeePMD-kit ({datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC)", "",
-         f"Machine: {platform.node()}, {platform.processor() or platform.machine()}, "
-         f"{os.cpu_count()} cores; commit {git_commit()}.",
-         f"DeePMD-kit: {dpv} (TensorFlow CPU, its LAMMPS {lmp_dp}); deepmd/pk in LAMMPS "
-         f"{lmp_pk}.",
-         f"Load average (1 min) before the timed runs: min {min(loads):.2f}, median "
-         f"{statistics.median(loads):.2f}, max {max(loads):.2f} (2 is this machine full).", "",
-         f"Command: `bench/deepmd_peer.py --steps {opt.steps} --exact-steps {opt.exact_steps} "
-         f"--repeat {opt.repeat} --cores {opt.cores} ...` (see bench/README.md)", "",
-         "LAMMPS `Pair` time per atom-step, median of "
-         f"{opt.repeat} alternating runs (each run's figure under \"runs\");",
-         "ratio = DeePMD-kit's time / ours against the same kind (compressed vs tabulated, "
-         "uncompressed vs exact). E0: the potential energy of the starting box (eV, LAMMPS's "
-         "thermo digits), the check that both codes ran the same model on the same atoms.", "",
-         "| model | atoms | cores | code | kernel | µs/atom-step (pair) | runs | ratio | E0 |",
-         "|---|---|---|---|---|---|---|---|---|"]
-for (name, threads, code, kernel), v in times.items():
-    peer = {"tabulated": "compressed", "exact": "uncompressed"}.get(kernel)
-    mine = med[(name, threads, code, kernel)]
-    ratio = f"**{med[(name, threads, 'DeePMD-kit', peer)] / mine:.2f}×**" if peer else ""
-    lines.append(f"| {name} | {atoms[name]} | {threads} | {code} | {kernel} | "
-                 f"{mine:.1f} | "
-                 f"{', '.join(f'{x:.1f}' for x in v)} | {ratio} | "
-                 f"{energy[(name, code, kernel)]:.8g} |")
+rows = [{"system": name, "atoms": n, "ranks": ranks, "threads": threads, "code": code,
+         "kernel": kernel, "variant": f"{code} {kernel}", "ours": code == "deepmd/pk",
+         "pair": statistics.median(us for us, _ in v), "runs": [us for us, _ in v],
+         "others": max(o for _, o in v)}
+        for (name, n, ranks, threads, code, kernel), v in runs.items()]
+for name in opt.systems.split(","):
+    pk_scaling.add_scaling([r for r in rows if r["system"] == name],
+                           lambda r: f"DeePMD-kit {PEER_KIND[r['kernel']]}")
+lines = pk_scaling.head_lines("deepmd/pk beside DeePMD-kit", sys.argv,
+                              f"DeePMD-kit {dpv} (TensorFlow CPU, its LAMMPS {lmp_dp}); "
+                              f"deepmd/pk in LAMMPS {lmp_pk}", loads, others_log)
+lines += ["LAMMPS `Pair` time per atom-step, median of "
+          f"{opt.repeat} alternating runs (each run's figure under \"runs\"); every run alone "
+          "under the benchmark lock, pinned to cores 0..N-1.",
+          "ratio = DeePMD-kit's time on as many cores (as MPI ranks) / ours against the same "
+          "kind (compressed vs tabulated, uncompressed vs exact); efficiency = t(1 core) / "
+          "(N t(N cores)) of the same code, kernel and box. E0: the potential energy of the "
+          "starting box (eV, LAMMPS's thermo digits), the check that both codes ran the same "
+          "model on the same atoms. Others: the most cores other processes kept busy during "
+          "one of the row's runs.", "",
+          "| model | atoms | layout | code | kernel | µs/atom-step (pair) | runs | ratio | "
+          "efficiency | E0 | others |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+for r in rows:
+    ratio = f"**{r['ratio']:.2f}×**" if r["ours"] and r["ratio"] else ""
+    lines.append(f"| {r['system']} | {r['atoms']} | {pk_scaling.layout(r)} | {r['code']} | "
+                 f"{r['kernel']} | {r['pair']:.1f} | {', '.join(f'{x:.1f}' for x in r['runs'])} "
+                 f"| {ratio} | {pk_scaling.fmt(r['eff'])} | "
+                 f"{energy[(r['system'], r['atoms'], r['code'], r['kernel'])]:.8g} | "
+                 f"{r['others']:.2f} |")
+png = pk_scaling.plot_path(opt.plot, opt.out)
+if png:
+    lines += ["", pk_plot.plot(png, "deepmd/pk vs DeePMD-kit (synthetic se_e2_a models)",
+                               {name: pk_scaling.series([r for r in rows if r["system"] == name])
+                                for name in opt.systems.split(",")}, pk_scaling.machine())]
 text = "\n".join(lines) + "\n"
 print(text)
 if opt.out:
-    with open(opt.out, "w") as fh:
-        fh.write(text)
+    pk_scaling.write_results(opt.out, text)
