@@ -6,6 +6,8 @@ as the YAML that `dp convert-backend model.pth model.yaml` produces. Standard li
   tools/deepmd_synthetic_model.py copper OUT.yaml   Cu, the shape of their copper model
   tools/deepmd_synthetic_model.py water-small OUT.yaml   the water design, small networks
   ... --sel 1000                                     the same model with another sel
+  ... --precision float32                            a float32 model (DeePMD-kit trains
+        those too): every precision field float32, every array's values rounded to float32
 
   water:  rcut 6, rcut_smth 0.5, sel [46, 92], embedding [25, 50, 100], axis 16,
           fitting [240, 240, 240] (resnet_dt), type_one_side
@@ -39,6 +41,7 @@ forces ~0.1 eV/A RMS, and a 1536-atom box stays near 300 K over 1 ps of NVE).
 import argparse
 import math
 import random
+import struct
 
 import water_box
 
@@ -267,8 +270,24 @@ def model_def_script(cfg):
 class Array:
     """An np.ndarray in DeePMD-kit's serialization (value as nested lists)."""
 
-    def __init__(self, value):
+    def __init__(self, value, dtype="float64"):
         self.value = value
+        self.dtype = dtype
+
+
+def to_float32(v):
+    """v with every "precision" float32 and every array's values rounded to float32."""
+    def rounded(x):
+        if isinstance(x, list):
+            return [rounded(y) for y in x]
+        return struct.unpack("f", struct.pack("f", x))[0]
+    if isinstance(v, Array):
+        return Array(rounded(v.value), "float32")
+    if isinstance(v, dict):
+        return {k: "float32" if k == "precision" else to_float32(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [to_float32(x) for x in v]
+    return v
 
 
 def scalar(v):
@@ -296,7 +315,7 @@ def emit(obj, indent, out):
             out.append(f'{pad}  "@class": np.ndarray')
             out.append(f'{pad}  "@is_variable": true')
             out.append(f'{pad}  "@version": 1')
-            out.append(f"{pad}  dtype: float64")
+            out.append(f"{pad}  dtype: {v.dtype}")
             out.append(f"{pad}  value: {flow(v.value)}")
         elif isinstance(v, dict):
             out.append(f"{pad}{k}:" + ("" if v else " {}"))
@@ -319,9 +338,15 @@ def main():
     ap.add_argument("--sel", type=lambda v: [int(x) for x in v.split(",")],
                     help="another sel (comma-separated per type), e.g. for more padding; the "
                          "networks and statistics stay those of the model")
+    ap.add_argument("--precision", choices=["float64", "float32"], default="float64",
+                    help="float32: the same model as float32 (precision fields, and the "
+                         "values of every array rounded to float32)")
     opt = ap.parse_args()
+    obj = model(opt.name, opt.sel)
+    if opt.precision == "float32":
+        obj = to_float32(obj)
     lines = []
-    emit(model(opt.name, opt.sel), 0, lines)
+    emit(obj, 0, lines)
     with open(opt.out, "w") as fh:
         fh.write("\n".join(lines) + "\n")
 

@@ -113,6 +113,9 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
     pk_log(&o->log, "deepmd/pk: %s: se_e2_a, %d types, rcut %g, rcut_smth %g, sum(sel) %d, "
            "ng %d, axis %d, type_one_side %d", path, m->ntypes, m->rcut, m->rcut_smth,
            m->nnei, m->ng, m->axis, m->one_side);
+    if (m->fit_f32)
+        pk_log(&o->log, "deepmd/pk: fitting nets float32: in float with the cpu backend's "
+               "tabulated kernel, in double with the exact kernel and the sve and cuda backends");
     if (o->tabulate) {
         if (dp_tables_build(&dp->tab, m, o, path, st)) {
             pk_deepmd_destroy(dp);

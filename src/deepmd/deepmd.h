@@ -93,6 +93,10 @@ const char *pk_deepmd_type_name(const pk_deepmd *dp, int t);
 /* Model type index of a type_map name, or -1. */
 int pk_deepmd_type_index(const pk_deepmd *dp, const char *name);
 double pk_deepmd_cutoff(const pk_deepmd *dp);
+/* The precision the fitting nets run in, for the log: "fitting net float64", "fitting net
+ * float32" (a float32 model on the cpu backend's tabulated kernel), or float64 with why for a
+ * float32 model elsewhere (the exact kernel and the sve and cuda backends run it in double). */
+const char *pk_deepmd_fit_precision(const pk_deepmd *dp);
 /* Bytes held by tables, workspaces and the backend (not the network weights). */
 size_t pk_deepmd_memory(const pk_deepmd *dp);
 

@@ -4,10 +4,15 @@
 
 #include "deepmd_internal.h"
 
+/* A float32 model's fitting nets run in float here (the exact kernel, the sve and the cuda
+ * backends keep them in double). */
 static void fit_cpu(const pk_deepmd *dp, int ti, int nb, const double *T, double *e,
                     double *dEdT, double *scratch)
 {
-    dp_fit_atoms(&dp->m, ti, nb, T, e, dEdT, scratch);
+    if (dp->m.fit_f32)
+        dp_fit_atoms_f(&dp->m, ti, nb, T, e, dEdT, scratch);
+    else
+        dp_fit_atoms(&dp->m, ti, nb, T, e, dEdT, scratch);
 }
 
 const dp_kernels dp_kernels_cpu = {dp_fused_forward, dp_fused_backward, fit_cpu};
@@ -55,3 +60,13 @@ pk_code pk_deepmd_set_backend(pk_deepmd *dp, const pk_backend_request *req, pk_s
 }
 
 const pk_backend_slot *pk_deepmd_backend(const pk_deepmd *dp) { return &dp->backend; }
+
+const char *pk_deepmd_fit_precision(const pk_deepmd *dp)
+{
+    if (!dp->m.fit_f32) return "fitting net float64";
+    if (!dp->opt.tabulate)
+        return "fitting net float64 (float32 model: the exact kernel runs it in double)";
+    if (dp->backend.ops && dp->backend.ops->kind != PK_BACKEND_CPU)
+        return "fitting net float64 (float32 model: only the cpu backend runs it in float32)";
+    return "fitting net float32";
+}

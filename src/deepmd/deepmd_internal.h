@@ -36,8 +36,10 @@ static inline double dp_v4_sum(dp_v4 v) { return (v[0] + v[1]) + (v[2] + v[3]); 
  * backend's fitting nets take dp_tanh_n (a few ulps from libm, vectorised); the sve backend
  * can use the table of deepmd_tanh.c. */
 
-/* z[i] = tanh(z[i]) for i < n (deepmd_vtanh.c); NaN stays NaN. */
+/* z[i] = tanh(z[i]) for i < n (deepmd_vtanh.c); NaN stays NaN. dp_tanh_nf: the same in
+ * float (float32 fitting nets). */
 void dp_tanh_n(double *z, size_t n);
+void dp_tanh_nf(float *z, size_t n);
 
 /* ---- matrix products of the fitting nets (deepmd_gemm.c) ------------------------------- */
 
@@ -57,6 +59,18 @@ void dp_gemm(int M, const double *A, size_t lda, const dp_panels *B, double *C, 
 /* Columns per full panel (tests use it to choose shapes around the panel edges). */
 int dp_gemm_nr(void);
 
+/* The same in float, for the fitting nets of float32 models (one kernel body for both:
+ * deepmd_gemm_kernel.h); a float panel holds twice the columns of a double one. */
+typedef struct {
+    int K, N;
+    float *p;
+} dp_panels_f;
+
+int dp_panels_pack_f(dp_panels_f *P, const float *B, int K, int N, size_t ldb);
+void dp_panels_free_f(dp_panels_f *P);
+void dp_gemm_f(int M, const float *A, size_t lda, const dp_panels_f *B, float *C, size_t ldc);
+int dp_gemm_nr_f(void);
+
 /* y = act(x W + b) [* idt] [+ x if nout == nin, + (x, x) if nout == 2 nin, when resnet]. */
 typedef struct {
     int nin, nout;
@@ -68,11 +82,16 @@ typedef struct {
     dp_panels bwd; /* wt packed: backward products g W^T (dp_net_fit) */
     double *b;     /* nout, or NULL */
     double *idt;   /* nout, or NULL */
+    struct {       /* float copies for dp_net_fit_f (dp_net_pack_f; zero otherwise) */
+        dp_panels_f fwd, bwd;
+        float *b, *idt;
+    } f32;
 } dp_layer;
 
 typedef struct {
     int nlayer, nin, nout;
     int width;     /* widest layer (input included): scratch size unit */
+    int f32;       /* float copies packed (dp_net_pack_f): a float32 model's fitting net */
     dp_layer *layer;
 } dp_net;
 
@@ -85,8 +104,15 @@ void dp_net_scalar(const dp_net *net, double s, double *y, double *dy, double *d
 void dp_net_fit(const dp_net *net, int nb, const double *x, double *y, double *grad,
                 double *scratch);
 size_t dp_net_fit_scratch(const dp_net *net, int nb);
+/* dp_net_fit in float (a float32 model's fitting net, packed by dp_net_pack_f): x, y, grad
+ * and scratch (dp_net_fit_scratch_f(net, nb) floats) in float. */
+void dp_net_fit_f(const dp_net *net, int nb, const float *x, float *y, float *grad,
+                  float *scratch);
+size_t dp_net_fit_scratch_f(const dp_net *net, int nb);
 /* Pack every layer's w and wt for dp_net_fit (once, at load); -1 when out of memory. */
 int dp_net_pack(dp_net *net);
+/* The float copies for dp_net_fit_f (weights, biases and idt rounded to float; sets f32). */
+int dp_net_pack_f(dp_net *net);
 void dp_net_free(dp_net *net);
 
 /* ---- tabulated tanh (deepmd_tanh.c) ------------------------------------------------------ */
@@ -124,6 +150,8 @@ typedef struct {
     int nemb;
     dp_net *emb;       /* ntypes (one side) or ntypes^2 indexed ti + ntypes * tj */
     dp_net *fit;       /* ntypes */
+    int fit_f32;       /* the fitting section's precision is float32: the cpu backend's
+                        * tabulated kernel runs the fitting nets in float (dp_fit_atoms_f) */
     double *bias;      /* bias_atom_e + out_bias, ntypes */
 } dp_model;
 
@@ -234,6 +262,10 @@ typedef struct {
 void dp_fit_atoms(const dp_model *m, int ti, int nb, const double *T, double *e,
                   double *dEdT, double *scratch);
 size_t dp_fit_scratch(const dp_model *m, int nb);
+/* dp_fit_atoms with the fitting nets in float (m->fit_f32; same scratch): D in double,
+ * converted to float at the net's input, dE/dD back to double; e and dE/dT in double. */
+void dp_fit_atoms_f(const dp_model *m, int ti, int nb, const double *T, double *e,
+                    double *dEdT, double *scratch);
 
 /* Scatter the force from dE/dR (raw row) of one neighbour of centre i into the sink. */
 void dp_env_scatter(const dp_model *m, const dp_nbr *n, int i, const double g[4], dp_sink *sk);

@@ -573,10 +573,12 @@ static pk_code parse_collection(yctx *y, const yaml_node_t *map, const char *pat
     return PK_OK;
 }
 
-static pk_code check_precision(yctx *y, const yaml_node_t *map, const char *path)
+/* *f32 (when not NULL) = 1 for precision float32 (DeePMD-kit's default is float64). */
+static pk_code check_precision(yctx *y, const yaml_node_t *map, const char *path, int *f32)
 {
     yaml_node_t *n = lookup(y, map, "precision");
     const char *s = scalar(n);
+    if (f32) *f32 = s && !strcmp(s, "float32");
     if (!n || (s && (!strcmp(s, "float64") || !strcmp(s, "float32") || !strcmp(s, "default"))))
         return PK_OK;
     return fail(y, n, PK_ERR_UNSUPPORTED, path, "precision",
@@ -603,7 +605,8 @@ static pk_code parse_descriptor(yctx *y, const yaml_node_t *d, dp_model *m)
         return fail(y, lookup(y, d, "type"), PK_ERR_UNSUPPORTED, P, "type", what);
     }
     if (refuse_unless_empty(y, d, P, "spin")) return y->st->code;
-    if (check_precision(y, d, P)) return y->st->code;
+    /* float32 embedding nets run in double here (their tables are double) */
+    if (check_precision(y, d, P, NULL)) return y->st->code;
     if (get_double_in(y, d, P, "rcut", 0.0, DP_RCUT_MAX, "a cutoff radius in A; se_e2_a "
                       "models use 4 to 9", &m->rcut) ||
         get_double_in(y, d, P, "rcut_smth", 0.0, DP_RCUT_MAX, "where the switching to zero "
@@ -739,7 +742,7 @@ static pk_code parse_fitting(yctx *y, const yaml_node_t *f, dp_model *m)
         return fail(y, lookup(y, f, "mixed_types"), PK_ERR_UNSUPPORTED, P, "mixed_types",
                     "a shared fitting net is not supported");
     if (refuse_unless_empty(y, f, P, "spin") || refuse_unless_empty(y, f, P, "exclude_types") ||
-        refuse_unless_empty(y, f, P, "atom_ener") || check_precision(y, f, P))
+        refuse_unless_empty(y, f, P, "atom_ener") || check_precision(y, f, P, &m->fit_f32))
         return y->st->code;
 
     yaml_node_t *vars;
@@ -762,7 +765,7 @@ static pk_code parse_fitting(yctx *y, const yaml_node_t *f, dp_model *m)
                         "fitting net must end with one output");
         }
     for (int t = 0; t < m->ntypes; t++)   /* the panels of the batched products */
-        if (dp_net_pack(&m->fit[t]))
+        if (dp_net_pack(&m->fit[t]) || (m->fit_f32 && dp_net_pack_f(&m->fit[t])))
             return pk_fail(y->st, PK_ERR_MEMORY, "out of memory reading %s", y->file);
     return PK_OK;
 }

@@ -156,9 +156,10 @@ void PairDeepMDPK::init_style()
     std::string kernel = tabulate ? fmt::format("tabulated kernel (table_step {}, table_rmin {})",
                                                 table_step, table_rmin)
                                   : std::string("exact kernel");
-    utils::logmesg(lmp, "{}: model {} ({} types, rcut {}), {}, {}\n", STYLE, path,
+    utils::logmesg(lmp, "{}: model {} ({} types, rcut {}), {}, {}, {}\n", STYLE, path,
                    pk_deepmd_ntypes(model), pk_deepmd_cutoff(model),
-                   PairKit::backend_text(slot->info, slot->note), kernel);
+                   PairKit::backend_text(slot->info, slot->note), kernel,
+                   pk_deepmd_fit_precision(model));
   }
 }
 
