@@ -76,17 +76,26 @@ HDNNP_V4_INLINE hdnnp_v4 v4_gather(const double *v, const int *i)
 #define HDNNP_SHUFFLE(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, (hdnnp_v4i){i0, i1, i2, i3})
 #endif
 
-/* g[4 idx[l] + 0..2] += (vx[l], vy[l], vz[l]) for the four lanes l, one lane after the other
- * (indices may repeat): a 4x4 transpose, then one vector add per lane. */
-HDNNP_V4_INLINE void v4_add_lanes(double *g, const int *idx, hdnnp_v4 vx, hdnnp_v4 vy,
-                                  hdnnp_v4 vz)
+/* Rows of 4x4 doubles to columns: on return v[q] holds lane q of each row. */
+HDNNP_V4_INLINE void v4_transpose(hdnnp_v4 v[4])
 {
-    const hdnnp_v4 zero = {0.0, 0.0, 0.0, 0.0};
-    const hdnnp_v4 t0 = HDNNP_SHUFFLE(vx, vy, 0, 4, 2, 6), t1 = HDNNP_SHUFFLE(vx, vy, 1, 5, 3, 7);
-    const hdnnp_v4 t2 = HDNNP_SHUFFLE(vz, zero, 0, 4, 2, 6);
-    const hdnnp_v4 t3 = HDNNP_SHUFFLE(vz, zero, 1, 5, 3, 7);
-    const hdnnp_v4 r[4] = {HDNNP_SHUFFLE(t0, t2, 0, 1, 4, 5), HDNNP_SHUFFLE(t1, t3, 0, 1, 4, 5),
-                           HDNNP_SHUFFLE(t0, t2, 2, 3, 6, 7), HDNNP_SHUFFLE(t1, t3, 2, 3, 6, 7)};
+    const hdnnp_v4 t0 = HDNNP_SHUFFLE(v[0], v[1], 0, 4, 2, 6);
+    const hdnnp_v4 t1 = HDNNP_SHUFFLE(v[0], v[1], 1, 5, 3, 7);
+    const hdnnp_v4 t2 = HDNNP_SHUFFLE(v[2], v[3], 0, 4, 2, 6);
+    const hdnnp_v4 t3 = HDNNP_SHUFFLE(v[2], v[3], 1, 5, 3, 7);
+    v[0] = HDNNP_SHUFFLE(t0, t2, 0, 1, 4, 5);
+    v[1] = HDNNP_SHUFFLE(t1, t3, 0, 1, 4, 5);
+    v[2] = HDNNP_SHUFFLE(t0, t2, 2, 3, 6, 7);
+    v[3] = HDNNP_SHUFFLE(t1, t3, 2, 3, 6, 7);
+}
+
+/* g[4 idx[l] + 0..3] += (vx[l], vy[l], vz[l], vw[l]) for the four lanes l, one lane after
+ * the other (indices may repeat): a 4x4 transpose, then one vector add per lane. */
+HDNNP_V4_INLINE void v4_add_lanes(double *g, const int *idx, hdnnp_v4 vx, hdnnp_v4 vy,
+                                  hdnnp_v4 vz, hdnnp_v4 vw)
+{
+    hdnnp_v4 r[4] = {vx, vy, vz, vw};
+    v4_transpose(r);
     for (int l = 0; l < 4; l++) {
         double *p = g + 4 * (size_t)idx[l];
         v4_store(p, v4_load(p) + r[l]);

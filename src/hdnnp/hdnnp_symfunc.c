@@ -275,19 +275,6 @@ HDNNP_HOT static void list_pairs(hdnnp_scratch *s, const hdnnp_element *el,
     else list_pairs_impl(s, el, grp, pr, 0);
 }
 
-/* Rows of 4x4 doubles to columns: on return v[q] holds lane q of each row. */
-HDNNP_V4_INLINE void v4_transpose(hdnnp_v4 v[4])
-{
-    const hdnnp_v4 t0 = HDNNP_SHUFFLE(v[0], v[1], 0, 4, 2, 6);
-    const hdnnp_v4 t1 = HDNNP_SHUFFLE(v[0], v[1], 1, 5, 3, 7);
-    const hdnnp_v4 t2 = HDNNP_SHUFFLE(v[2], v[3], 0, 4, 2, 6);
-    const hdnnp_v4 t3 = HDNNP_SHUFFLE(v[2], v[3], 1, 5, 3, 7);
-    v[0] = HDNNP_SHUFFLE(t0, t2, 0, 1, 4, 5);
-    v[1] = HDNNP_SHUFFLE(t1, t3, 0, 1, 4, 5);
-    v[2] = HDNNP_SHUFFLE(t0, t2, 2, 3, 6, 7);
-    v[3] = HDNNP_SHUFFLE(t1, t3, 2, 3, 6, 7);
-}
-
 /* The neighbour records (hdnnp_scratch.nb) of the four neighbours i[0..3], field by field:
  * two row loads per neighbour and two transposes instead of eight element gathers. */
 HDNNP_V4_INLINE void nb_gather(const double *nb, const int *i, hdnnp_v4 v[HDNNP_NB_N])
