@@ -36,6 +36,9 @@ each is in the table (the two codes evaluate the same model on the same atoms). 
 DeePMD-kit kind's time on as many cores over ours; efficiency: t(1 core) / (N t(N cores)) of
 the same code, kernel and box. With --out, the table goes to the head of that file (earlier
 contents kept below it) and a PNG of pair time against size beside it (--plot names another).
+--precision float32 makes both codes run float32 twins of the models (the tool's
+--precision float32; DeePMD-kit compresses them with float32 in its input script), named
+name-float32.* in --work.
 
   bench/deepmd_peer.py --lmp LMP --plugin-dir DIR [--dp-venv DIR] [--steps N]
                        [--exact-steps N] [--repeat 3] [--cores 1,2|all] [--cells 8,12]
@@ -80,6 +83,9 @@ ap.add_argument("--cores", default="1,2", help="core counts, comma-separated; 'a
 ap.add_argument("--cells", default="8", help="box sizes n (water n^3 molecules, copper n^3 fcc "
                 "cells), comma-separated; the first also runs the exact/uncompressed kinds")
 ap.add_argument("--systems", default="water,copper")
+ap.add_argument("--precision", choices=["float64", "float32"], default="float64",
+                help="the models' precision (float32: both codes run the float32 model; "
+                     "deepmd/pk its fitting nets in float, DeePMD-kit its whole model)")
 ap.add_argument("--mpirun", default="mpirun", help="MPI launcher of --lmp's LAMMPS (deepmd/pk's "
                 "runs on several ranks)")
 ap.add_argument("--plot", help="PNG path (default: --out with .png)")
@@ -174,21 +180,25 @@ def dp(*args):
 
 
 def prepare(name):
-    """model.yaml (ours), model.pb and model-compressed.pb (DeePMD-kit's)."""
-    yaml, pb, cpb = (os.path.join(work, f"{name}{s}") for s in
+    """model.yaml (ours), model.pb and model-compressed.pb (DeePMD-kit's); float32 models
+    are named name-float32.*."""
+    stem = name if opt.precision == "float64" else f"{name}-float32"
+    yaml, pb, cpb = (os.path.join(work, f"{stem}{s}") for s in
                      (".yaml", ".pb", "-compressed.pb"))
     if not os.path.exists(yaml):
         subprocess.run([sys.executable, os.path.join(ROOT, "tools", "deepmd_synthetic_model.py"),
-                        name, yaml], check=True)
+                        name, yaml, "--precision", opt.precision], check=True)
     if not os.path.exists(pb):
         dp("convert-backend", os.path.basename(yaml), os.path.basename(pb))
     if not os.path.exists(cpb):
         data = os.path.join(work, f"{name}-frames")
         training_set(name, data)
-        script = os.path.join(work, f"{name}-input.json")
-        cfg = deepmd_synthetic_model.MODELS[name]
+        script = os.path.join(work, f"{stem}-input.json")
+        model_def = deepmd_synthetic_model.model_def_script(deepmd_synthetic_model.MODELS[name])
+        for part in ("descriptor", "fitting_net"):
+            model_def[part]["precision"] = opt.precision
         with open(script, "w") as fh:
-            json.dump({"model": deepmd_synthetic_model.model_def_script(cfg),
+            json.dump({"model": model_def,
                        "training": {"training_data": {"systems": [data], "batch_size": 1},
                                     "numb_steps": 0},
                        # required keys; compression trains nothing
@@ -318,7 +328,7 @@ rows = [{"system": name, "atoms": n, "ranks": ranks, "threads": threads, "code":
 for name in opt.systems.split(","):
     pk_scaling.add_scaling([r for r in rows if r["system"] == name],
                            lambda r: f"DeePMD-kit {PEER_KIND[r['kernel']]}")
-lines = pk_scaling.head_lines("deepmd/pk beside DeePMD-kit", sys.argv,
+lines = pk_scaling.head_lines(f"deepmd/pk beside DeePMD-kit ({opt.precision} models)", sys.argv,
                               f"DeePMD-kit {dpv} (TensorFlow CPU, its LAMMPS {lmp_dp}); "
                               f"deepmd/pk in LAMMPS {lmp_pk}", loads, others_log)
 lines += ["LAMMPS `Pair` time per atom-step, median of "
@@ -342,7 +352,8 @@ for r in rows:
                  f"{r['others']:.2f} |")
 png = pk_scaling.plot_path(opt.plot, opt.out)
 if png:
-    lines += ["", pk_plot.plot(png, "deepmd/pk vs DeePMD-kit (synthetic se_e2_a models)",
+    lines += ["", pk_plot.plot(png, "deepmd/pk vs DeePMD-kit (synthetic se_e2_a models, "
+                               f"{opt.precision})",
                                {name: pk_scaling.series([r for r in rows if r["system"] == name])
                                 for name in opt.systems.split(",")}, pk_scaling.machine())]
 text = "\n".join(lines) + "\n"

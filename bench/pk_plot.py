@@ -47,7 +47,7 @@ def plot(path, title, panels, machine):
         ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ys = [p[1] for s in series for p in s["points"]]
-        widen = math.sqrt(max(1.0, 12 * min(ys) / max(ys)))
+        widen = max(1.25, math.sqrt(12 * min(ys) / max(ys)))   # no marker on the frame
         ax.set_ylim(min(ys) / widen, max(ys) * widen)
         ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(ticker.FuncFormatter(one_two_five))
@@ -55,8 +55,14 @@ def plot(path, title, panels, machine):
         ax.set_ylabel("µs per atom-step (pair)")
         ax.set_title(name)
         ax.grid(True, which="both", alpha=0.3)
-        # below the axes, where it hides no line
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    # one legend for all panels (their series share labels), below them, where it hides no line
+    labels = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            labels.setdefault(label, handle)
+    fig.legend(list(labels.values()), list(labels), fontsize="small", loc="upper center",
+               bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(labels)))
+    fig.tight_layout()
     fig.suptitle(f"{title}\n{machine}, {datetime.date.today()}", fontsize="medium", y=1.04)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
