@@ -11,7 +11,6 @@ through the key file, in both electrostatics modes (elec lammps and smooth):
 PK_AMOEBA_CUDA_TEST_BACKEND=cpu runs the same checks with backend cpu in place of cuda (a check
 of this script on a machine without a GPU)."""
 import os
-import re
 import sys
 
 from amoeba_common import force_deviation, run0, set_key, terms, water_files
@@ -43,12 +42,8 @@ for elec in ("lammps", "smooth"):
         got = run0(f"amoeba/pk elec {elec} backend {BACKEND}", files=TIGHT, nprocs=nprocs)
         chk.contains(got.output, f"pair_style amoeba/pk: {BACKEND} backend, double precision",
                      f"{label}: log line")
-        if BACKEND == "cuda":   # ranks share the node's GPUs round-robin by node-local rank
-            share = re.search(r"of (\d+), (\d+) ranks? on it", got.output)
-            if chk.check(share is not None, f"{label}: the log says how many ranks share the GPU"):
-                ndev, on_it = int(share.group(1)), int(share.group(2))
-                chk.check(on_it == len(range(0, nprocs, ndev)),
-                          f"{label}: {on_it} rank(s) on device 0 of {ndev}")
+        if BACKEND == "cuda":
+            chk.gpu_share(got.output, nprocs, label)
         t_got = terms(got)
         worst = max(abs(t_got[k] - t_ref[k]) / abs(t_ref[k]) for k in t_ref)
         fdev, _ = force_deviation(got.dump("forces.dump"), f_ref)

@@ -17,7 +17,6 @@ PK_DEEPMD_CUDA_TEST_BACKEND=cpu runs the same checks with backend cpu in place o
 check of this script on a machine without a GPU; mixed precision and the NVE part are then
 skipped: the cpu backend has no mixed precision and its NVE test is deepmd_nve.py)."""
 import os
-import re
 import sys
 
 from deepmd_common import TWO_WATERS, WATER_MODEL, drift_and_fluctuation, water_data
@@ -120,12 +119,8 @@ x_ref = run(with_style(TRAJECTORY, "backend cpu"), files=SMALL).dump("final.dump
 first = None
 for nprocs in (1, 2, 4):
     got = run(with_style(TRAJECTORY, f"backend {BACKEND}"), files=SMALL, nprocs=nprocs)
-    if BACKEND == "cuda":   # ranks share the node's GPUs round-robin by node-local rank
-        share = re.search(r"of (\d+), (\d+) ranks? on it", got.output)
-        if chk.check(share is not None, f"{nprocs} rank(s): the log says how many share the GPU"):
-            ndev, on_it = int(share.group(1)), int(share.group(2))
-            chk.check(on_it == len(range(0, nprocs, ndev)),
-                      f"{nprocs} rank(s) on {ndev} GPU(s): {on_it} on device 0")
+    if BACKEND == "cuda":
+        chk.gpu_share(got.output, nprocs, f"{nprocs} rank(s)")
     x = got.dump("final.dump")
     dx = max(abs(x[i][k] - x_ref[i][k]) for i in x_ref for k in ("x", "y", "z"))
     print(f"{BACKEND} on {nprocs} rank(s) vs cpu on 1 after 100 steps: max |dx| = {dx:.3g} A")

@@ -12,7 +12,6 @@ n2p2's RPBE-D3 water model on its reference structure (1080 atoms):
 PK_HDNNP_CUDA_TEST_BACKEND=cpu runs the double-precision checks with backend cpu in place of
 cuda (a check of this script on a machine without a GPU)."""
 import os
-import re
 import sys
 
 from hdnnp_common import STYLE, reference_data, script
@@ -79,12 +78,8 @@ x_ref = run_with(TRAJECTORY, "backend cpu").dump("final.dump")
 first = None
 for nprocs in (1, 2, 4):
     got = run_with(TRAJECTORY, f"backend {BACKEND}", nprocs=nprocs)
-    if BACKEND == "cuda":   # ranks share the node's GPUs round-robin by node-local rank
-        share = re.search(r"of (\d+), (\d+) ranks? on it", got.output)
-        if chk.check(share is not None, f"{nprocs} rank(s): the log says how many share the GPU"):
-            ndev, on_it = int(share.group(1)), int(share.group(2))
-            chk.check(on_it == len(range(0, nprocs, ndev)),
-                      f"{nprocs} rank(s) on {ndev} GPU(s): {on_it} on device 0")
+    if BACKEND == "cuda":
+        chk.gpu_share(got.output, nprocs, f"{nprocs} rank(s)")
     x = got.dump("final.dump")
     dx = max(abs(x[i][k] - x_ref[i][k]) for i in x_ref for k in ("x", "y", "z"))
     print(f"{BACKEND} on {nprocs} rank(s) vs cpu on 1 after 50 steps: max |dx| = {dx:.3g} A")

@@ -5,6 +5,7 @@ PK_LMP (lmp binary), PK_PLUGIN (pairkitplugin.so), PK_PLUGIN_DIR, PK_MPIRUN, PK_
 """
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -106,6 +107,15 @@ class Checker:
 
     def contains(self, text, needle, what):
         return self.check(needle in text, f"{what}: '{needle}' not in output:\n{text[-3000:]}")
+
+    def gpu_share(self, output, nprocs, what):
+        """The cuda backend's log line says how many ranks share device 0: the ranks go to
+        the node's GPUs round-robin by node-local rank, so device 0 has every ndev-th."""
+        share = re.search(r"of (\d+), (\d+) ranks? on it", output)
+        if self.check(share is not None, f"{what}: the log says how many ranks share the GPU"):
+            ndev, on_it = int(share.group(1)), int(share.group(2))
+            self.check(on_it == len(range(0, nprocs, ndev)),
+                       f"{what}: {on_it} rank(s) on device 0 of {ndev}")
 
     def finish(self):
         print(f"{self.passed} passed, {self.failed} failed")
