@@ -187,9 +187,13 @@ static void check_net(void)
             for (int k = 0; k < NIN; k++) gscale = fmax(gscale, fabs(gref[k]));
             ey = fmax(ey, fabs(y[b] - yref) / fmax(fabs(yref), 1.0));
             fy = fmax(fy, fabs(yf[b] - yref) / fmax(fabs(yref), 1.0));
+            /* plain comparisons, not fmax: aarch64 GCC 12 -O3 stops with an internal error
+             * vectorising two fmax reductions in one loop */
             for (int k = 0; k < NIN; k++) {
-                eg = fmax(eg, fabs(g[b * NIN + k] - gref[k]) / gscale);
-                fg = fmax(fg, fabs(gf[b * NIN + k] - gref[k]) / gscale);
+                const double d = fabs(g[b * NIN + k] - gref[k]) / gscale;
+                const double df = fabs(gf[b * NIN + k] - gref[k]) / gscale;
+                if (d > eg) eg = d;
+                if (df > fg) fg = df;
             }
         }
         free(x), free(g), free(y), free(scr), free(xf), free(gf), free(yf), free(scrf);
