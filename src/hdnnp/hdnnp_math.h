@@ -48,15 +48,18 @@ static inline double hdnnp_exp(double x)
  * and TANH cutoffs evaluate it for every neighbour pair of the angular functions: no exp and
  * no division, and a short dependency chain. From v = u^2 and its powers v2, v4, v8 (for
  * double and vector operands alike). */
+static const double hdnnp_tanh_c[16] = {
+    1.0, -0.3333333333333273, 0.13333333333282113, -0.05396825395091773,
+    0.021869488226930838, -0.008863232181130274, 0.003592104115230281, -0.00145571559077928,
+    0.0005896028950856166, -0.00023801236323479905, 9.472256075732066e-05,
+    -3.603918536997382e-05, 1.2306805295349983e-05, -3.402993826979274e-06,
+    6.496857637862531e-07, -6.20675330545365e-08};
+#define HDNNP_TANH_PAIR(v, k) (hdnnp_tanh_c[k] + (v) * hdnnp_tanh_c[(k) + 1])
 #define HDNNP_TANH_POLY(v, v2, v4, v8)                                                        \
-    ((((1.0 + (v) * -0.3333333333333273) +                                                     \
-       (v2) * (0.13333333333282113 + (v) * -0.05396825395091773)) +                             \
-      (v4) * ((0.021869488226930838 + (v) * -0.008863232181130274) +                           \
-              (v2) * (0.003592104115230281 + (v) * -0.00145571559077928))) +                   \
-     (v8) * (((0.0005896028950856166 + (v) * -0.00023801236323479905) +                        \
-              (v2) * (9.472256075732066e-05 + (v) * -3.603918536997382e-05)) +                 \
-             (v4) * ((1.2306805295349983e-05 + (v) * -3.402993826979274e-06) +                 \
-                     (v2) * (6.496857637862531e-07 + (v) * -6.20675330545365e-08))))
+    (((HDNNP_TANH_PAIR(v, 0) + (v2) * HDNNP_TANH_PAIR(v, 2)) +                                  \
+      (v4) * (HDNNP_TANH_PAIR(v, 4) + (v2) * HDNNP_TANH_PAIR(v, 6))) +                          \
+     (v8) * ((HDNNP_TANH_PAIR(v, 8) + (v2) * HDNNP_TANH_PAIR(v, 10)) +                          \
+             (v4) * (HDNNP_TANH_PAIR(v, 12) + (v2) * HDNNP_TANH_PAIR(v, 14))))
 
 /* The core function of cutoff types EXP and POLY1-4 (n2p2 CutoffFunction). */
 static inline hdnnp_core hdnnp_cutoff_core(hdnnp_cutoff_type type)

@@ -98,6 +98,23 @@ HDNNP_SVE_INLINE void sve_core_fdf(svbool_t pg, hdnnp_core core, svfloat64_t x, 
     *f = *df = svdup_n_f64(0.0);   /* not reached: every core is handled */
 }
 
+/* tanh(u) for u in [0, 1]: HDNNP_TANH_POLY (hdnnp_math.h) in SVE operations, the same
+ * coefficients and order of evaluation. */
+HDNNP_SVE_INLINE svfloat64_t sve_tanh_poly(svbool_t pg, svfloat64_t u)
+{
+    const svfloat64_t v = svmul_f64_x(pg, u, u), v2 = svmul_f64_x(pg, v, v);
+    const svfloat64_t v4 = svmul_f64_x(pg, v2, v2), v8 = svmul_f64_x(pg, v4, v4);
+#define SVE_TANH_PAIR(k) svmla_n_f64_x(pg, svdup_n_f64(hdnnp_tanh_c[k]), v, hdnnp_tanh_c[(k) + 1])
+    const svfloat64_t q0 = svmla_f64_x(pg, SVE_TANH_PAIR(0), v2, SVE_TANH_PAIR(2));
+    const svfloat64_t q1 = svmla_f64_x(pg, SVE_TANH_PAIR(4), v2, SVE_TANH_PAIR(6));
+    const svfloat64_t q2 = svmla_f64_x(pg, SVE_TANH_PAIR(8), v2, SVE_TANH_PAIR(10));
+    const svfloat64_t q3 = svmla_f64_x(pg, SVE_TANH_PAIR(12), v2, SVE_TANH_PAIR(14));
+#undef SVE_TANH_PAIR
+    const svfloat64_t p = svmla_f64_x(pg, svmla_f64_x(pg, q0, v4, q1), v8,
+                                      svmla_f64_x(pg, q2, v4, q3));
+    return svmul_f64_x(pg, u, p);
+}
+
 /* hdnnp_cutoff_fdf of the distances r: 0 for r >= rc; the cosine cutoff and the compact
  * windows lane by lane through the scalar function. */
 HDNNP_SVE_INLINE void sve_cutoff_fdf(svbool_t pg, const hdnnp_cutoff *c, svfloat64_t r,
@@ -112,10 +129,9 @@ HDNNP_SVE_INLINE void sve_cutoff_fdf(svbool_t pg, const hdnnp_cutoff *c, svfloat
         return;
     case HDNNP_CT_TANHU:
     case HDNNP_CT_TANH: {   /* f = pre tanh^3(1 - r/rc), f' = 3 pre tanh^2 (tanh^2 - 1) / rc */
-        /* the argument -2 (1 - r/rc) rounded as the portable code does: 1 - r/rc cancels */
-        const svfloat64_t e =
-            sve_exp(pg, svmul_n_f64_x(pg, svmls_n_f64_x(pg, svdup_n_f64(1.0), r, c->irc), -2.0));
-        const svfloat64_t t = svdiv_f64_x(pg, svsubr_n_f64_x(pg, e, 1.0), svadd_n_f64_x(pg, e, 1.0));
+        /* 1 - r/rc as the portable code rounds it (it cancels), tanh as its polynomial */
+        const svfloat64_t t =
+            sve_tanh_poly(pg, svmls_n_f64_x(pg, svdup_n_f64(1.0), r, c->irc));
         const svfloat64_t t2 = svmul_f64_x(pg, t, t);
         *f = svmul_f64_z(in, svmul_n_f64_x(pg, t, c->pre), t2);
         *df = svmul_f64_z(in, svmul_n_f64_x(pg, t2, 3.0 * c->pre * c->irc),
