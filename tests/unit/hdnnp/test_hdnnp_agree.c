@@ -29,11 +29,11 @@
 #include "pk_hdnnp.h"
 
 /* The sve backend keeps the portable code's formulas lane by lane and differs in the order of
- * its sums (vector lanes, then a reduction) and, since the portable contraction sums each
- * neighbour's own-vector multiples in one scalar before applying them (2026-11-26), in how
- * the gradient terms are grouped. The issue asked 1e-12 relative; measured under qemu at 128,
- * 256 and 512 bits after that change: up to 1.8e-12 (per-atom virials, where terms cancel;
- * forces 1.1e-12). Bound with ~3x room: */
+ * its sums (vector lanes, then a reduction) and, since the portable kernel's rework of
+ * 2026-11-26 (f_c'/r multiplied in once per neighbour record; the contraction summing each
+ * neighbour's own-vector multiples in one scalar), in how some products are grouped. The
+ * issue asked 1e-12 relative; measured under qemu at 128, 256 and 512 bits after the rework:
+ * up to 1.8e-12 (per-atom virials, where terms cancel; forces 1.1e-12). Bound with ~3x room: */
 static const double AGREE_RTOL_SVE = 5e-12;
 enum { SVE_STRIDE = 8 };
 
