@@ -26,7 +26,8 @@ void dp_tanh_n(double *z, size_t n)
         int64_t tb, sb;
         memcpy(&tb, &t, sizeof tb);
         memcpy(&sb, &SHIFTER, sizeof sb);
-        const int64_t e = (tb - sb + 1023) << 52;   /* bits of 2^k, k in [-58, 0] */
+        /* bits of 2^k, k in [-58, 0] (unsigned: a NaN's garbage k shifts without overflow) */
+        const uint64_t e = (uint64_t)(tb - sb + 1023) << 52;
         double p2k;
         memcpy(&p2k, &e, sizeof p2k);
         const double r = (y - k * LN2_HI) - k * LN2_LO;
@@ -64,7 +65,7 @@ void dp_tanh_nf(float *z, size_t n)
         int32_t tb, sb;
         memcpy(&tb, &t, sizeof tb);
         memcpy(&sb, &SHIFTER, sizeof sb);
-        const int32_t e = (tb - sb + 127) << 23;   /* bits of 2^k */
+        const uint32_t e = (uint32_t)(tb - sb + 127) << 23;   /* bits of 2^k */
         float p2k;
         memcpy(&p2k, &e, sizeof p2k);
         const float r = (y - k * LN2_HI) - k * LN2_LO;
