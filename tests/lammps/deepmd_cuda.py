@@ -116,19 +116,8 @@ for precision, rtol in (("double", 1e-10), ("mixed", 1e-4))[:2 if BACKEND == "cu
 
 # trajectories with the list kept between reneighbourings, 1/2/4 ranks
 x_ref = run(with_style(TRAJECTORY, "backend cpu"), files=SMALL).dump("final.dump")
-first = None
-for nprocs in (1, 2, 4):
-    got = run(with_style(TRAJECTORY, f"backend {BACKEND}"), files=SMALL, nprocs=nprocs)
-    if BACKEND == "cuda":
-        chk.gpu_share(got.output, nprocs, f"{nprocs} rank(s)")
-    x = got.dump("final.dump")
-    dx = max(abs(x[i][k] - x_ref[i][k]) for i in x_ref for k in ("x", "y", "z"))
-    print(f"{BACKEND} on {nprocs} rank(s) vs cpu on 1 after 100 steps: max |dx| = {dx:.3g} A")
-    chk.check(dx <= 1e-8, f"{BACKEND} on {nprocs} rank(s): positions differ by {dx:.3g} (> 1e-8)")
-    if nprocs == 1:
-        first = x
-again = run(with_style(TRAJECTORY, f"backend {BACKEND}"), files=SMALL)
-chk.check(again.dump("final.dump") == first, "rerun: trajectory not bitwise equal")
+chk.trajectories(lambda n: run(with_style(TRAJECTORY, f"backend {BACKEND}"), files=SMALL,
+                                nprocs=n), x_ref, BACKEND, 100, 1e-8)
 
 # energy conservation (GPU only: the cpu backend has its own test, deepmd_nve.py)
 if BACKEND == "cuda":

@@ -75,17 +75,6 @@ for precision, rtol in precisions:
 
 # trajectories with the list kept between reneighbourings, 1/2/4 ranks
 x_ref = run_with(TRAJECTORY, "backend cpu").dump("final.dump")
-first = None
-for nprocs in (1, 2, 4):
-    got = run_with(TRAJECTORY, f"backend {BACKEND}", nprocs=nprocs)
-    if BACKEND == "cuda":
-        chk.gpu_share(got.output, nprocs, f"{nprocs} rank(s)")
-    x = got.dump("final.dump")
-    dx = max(abs(x[i][k] - x_ref[i][k]) for i in x_ref for k in ("x", "y", "z"))
-    print(f"{BACKEND} on {nprocs} rank(s) vs cpu on 1 after 50 steps: max |dx| = {dx:.3g} A")
-    chk.check(dx <= 1e-9, f"{BACKEND} on {nprocs} rank(s): positions differ by {dx:.3g} (> 1e-9)")
-    if nprocs == 1:
-        first = x
-again = run_with(TRAJECTORY, f"backend {BACKEND}")
-chk.check(again.dump("final.dump") == first, "rerun: trajectory not bitwise equal")
+chk.trajectories(lambda n: run_with(TRAJECTORY, f"backend {BACKEND}", nprocs=n), x_ref,
+                 BACKEND, 50, 1e-9)
 chk.finish()

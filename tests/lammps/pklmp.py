@@ -117,6 +117,27 @@ class Checker:
             self.check(on_it == len(range(0, nprocs, ndev)),
                        f"{what}: {on_it} rank(s) on device 0 of {ndev}")
 
+    def trajectories(self, run_backend, x_ref, backend, steps, tol):
+        """run_backend(nprocs) runs the backend's trajectory (writing final.dump) on 1, 2 and 4
+        MPI ranks: final positions within tol (A) of x_ref, the cpu backend's on one rank;
+        the cuda log says how many ranks share the GPU; a rerun on one rank gives bitwise
+        the same positions."""
+        first = None
+        for nprocs in (1, 2, 4):
+            got = run_backend(nprocs)
+            if backend == "cuda":
+                self.gpu_share(got.output, nprocs, f"{nprocs} rank(s)")
+            x = got.dump("final.dump")
+            dx = max(abs(x[i][k] - x_ref[i][k]) for i in x_ref for k in ("x", "y", "z"))
+            print(f"{backend} on {nprocs} rank(s) vs cpu on 1 after {steps} steps: "
+                  f"max |dx| = {dx:.3g} A")
+            self.check(dx <= tol, f"{backend} on {nprocs} rank(s): positions differ by "
+                       f"{dx:.3g} (> {tol})")
+            if nprocs == 1:
+                first = x
+        self.check(run_backend(1).dump("final.dump") == first,
+                   "rerun: trajectory not bitwise equal")
+
     def finish(self):
         print(f"{self.passed} passed, {self.failed} failed")
         sys.exit(0 if self.failed == 0 and self.passed > 0 else 1)
