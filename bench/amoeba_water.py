@@ -52,10 +52,7 @@ ap.add_argument("--repeat", type=int, default=1, help="best of N runs (wall cloc
 ap.add_argument("--elec", choices=("lammps", "smooth"), default="lammps",
                 help="amoeba/pk's electrostatics mode (smooth: its default, not LAMMPS's physics)")
 ap.add_argument("--mpirun", default="mpirun", help="MPI launcher for the runs on several ranks")
-ap.add_argument("--tries", type=int, default=3, help="runs of one measurement at most, while "
-                "other processes take the cores it needs (1: never repeat)")
-ap.add_argument("--out")
-ap.add_argument("--plot", help="PNG path (default: --out with .png)")
+pk_scaling.add_result_options(ap)
 opt = ap.parse_args()
 if opt.steps_big is None:
     opt.steps_big = opt.steps

@@ -88,11 +88,8 @@ ap.add_argument("--precision", choices=["float64", "float32"], default="float64"
                      "deepmd/pk its fitting nets in float, DeePMD-kit its whole model)")
 ap.add_argument("--mpirun", default="mpirun", help="MPI launcher of --lmp's LAMMPS (deepmd/pk's "
                 "runs on several ranks)")
-ap.add_argument("--plot", help="PNG path (default: --out with .png)")
-ap.add_argument("--tries", type=int, default=3, help="runs of one measurement at most, while "
-                "other processes take the cores it needs (1: never repeat)")
 ap.add_argument("--work")
-ap.add_argument("--out")
+pk_scaling.add_result_options(ap)
 opt = ap.parse_args()
 work = os.path.abspath(opt.work) if opt.work else tempfile.mkdtemp(prefix="pk-bench-dppeer-")
 os.makedirs(work, exist_ok=True)

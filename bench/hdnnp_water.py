@@ -55,12 +55,9 @@ ap.add_argument("--mpirun", default="mpirun", help="MPI launcher for the multi-r
 ap.add_argument("--replicas", default="1,2", help="n of the n x n x n replicas, comma-separated")
 ap.add_argument("--cores", default="1,2", help="core counts, comma-separated; 'all' = this "
                 "machine's")
-ap.add_argument("--plot", help="PNG path (default: --out with .png)")
-ap.add_argument("--tries", type=int, default=3, help="runs of one measurement at most, while "
-                "other processes take the cores it needs (1: never repeat)")
 ap.add_argument("--callgrind", action="store_true",
                 help="also count instructions per atom-step (valgrind; 1080 atoms, 1 thread)")
-ap.add_argument("--out")
+pk_scaling.add_result_options(ap)
 opt = ap.parse_args()
 opt.plugin_dir = os.path.abspath(opt.plugin_dir)    # the runs happen in temporary directories
 replicas = [int(n) for n in opt.replicas.split(",")]

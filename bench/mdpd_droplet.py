@@ -47,10 +47,7 @@ ap.add_argument("--repeat", type=int, default=1, help="alternating runs per styl
 ap.add_argument("--noise", default="gaussian,uniform",
                 help="mdpd/pk noise kinds, comma-separated: gaussian, uniform")
 ap.add_argument("--mpirun", default="mpirun", help="MPI launcher for the runs on several ranks")
-ap.add_argument("--tries", type=int, default=3, help="runs of one measurement at most, while "
-                "other processes take the cores it needs (1: never repeat)")
-ap.add_argument("--out")
-ap.add_argument("--plot", help="PNG path (default: --out with .png)")
+pk_scaling.add_result_options(ap)
 opt = ap.parse_args()
 opt.plugin_dir = os.path.abspath(opt.plugin_dir)
 core_list = pk_scaling.cores(opt.cores or opt.threads or "1,2")

@@ -35,6 +35,14 @@ def cores(text):
     return out
 
 
+def add_result_options(ap):
+    """The options every peer bench takes: --tries, --out and --plot."""
+    ap.add_argument("--tries", type=int, default=3, help="runs of one measurement at most, "
+                    "while other processes take the cores it needs (1: never repeat)")
+    ap.add_argument("--out")
+    ap.add_argument("--plot", help="PNG path (default: --out with .png)")
+
+
 def layouts(n, threaded):
     """(MPI ranks, threads per rank) to run n cores with."""
     if n == 1:
