@@ -12,13 +12,16 @@
  * overlap and how many extrapolation warnings there are; only when there are some do their
  * records come down (the first ones in centre and function order, as the cpu backend keeps).
  *
- * A first version, simple on purpose: one thread per (centre, function group, chunk of
- * HDG_CHUNK neighbours) for the values and one per (centre, neighbour) for the gradients,
- * each pair evaluated in both; no shared memory, no cuBLAS for the small networks (a thread
- * per centre). */
+ * The symmetry functions and their gradients run a block of HDG_BLOCK threads per centre
+ * (hdnnp_gpu_block.h): the neighbours' geometry, cutoffs and radial exponentials once into
+ * shared memory, then group by group the pairs spread over the threads; the block's shared
+ * memory is sized at each step for the longest list. The networks run a thread per centre
+ * with its work vector a column of a centre-minor array (coalesced): at n2p2's sizes (27-30
+ * inputs, two layers of 25 nodes for water) they took 3% of the step under Nsight Compute
+ * on an H200 (bench/results/hdnnp_ncu.md), so per-element cuBLAS GEMMs, with the gathers by
+ * element and the activation passes around them, wait until these kernels are measured. */
 #include <cuda_runtime.h>
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +42,7 @@ typedef struct {
     /* device: model, list, per-step scratch */
     pk_cuda_buffer m_el, m_sf, m_cut, m_grp, m_mem, m_w;
     pk_cuda_buffer elem, centre, offset, neigh, slot_centre, rev_off, rev, atom_centre;
-    pk_cuda_buffer x, env_n, env_start, env_slot, env_el, env_d, part, G, C, work, g, ev, fcen, ewn;
+    pk_cuda_buffer x, env_n, env_start, env_slot, env_el, env_d, G, C, work, g, ev, fcen, ewn;
     pk_cuda_buffer f, vatom, block_ev, counters, rec_first, rec;
     /* pinned host staging */
     pk_cuda_buffer h_x, h_out, h_counters, h_ew;
@@ -54,25 +57,54 @@ __global__ void hdnnp_env_kernel(const __grid_constant__ hdg_step s, int *counte
     if (hdg_env(&s, ii)) atomicMax(&counters[0], s.inum - ii);
 }
 
-template <bool Mixed>
-__global__ void hdnnp_symfunc_kernel(const __grid_constant__ hdg_step s)
-{
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    /* (group, chunk)-major: a warp's threads run one group index and chunk on consecutive
-     * centres (the same code wherever neighbouring centres share an element) */
-    if (t >= (size_t)s.inum * s.m.maxgroups * s.nchunk) return;
-    const size_t gc = t / s.inum;
-    const int ii = (int)(t % s.inum), g = (int)(gc / s.nchunk), c = (int)(gc % s.nchunk);
-    if (Mixed) hdg_symfuncs_f(&s, ii, g, c);
-    else hdg_symfuncs_d(&s, ii, g, c);
-}
-
-__global__ void hdnnp_symfunc_sum_kernel(const __grid_constant__ hdg_step s)
-{
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)s.inum * s.m.maxgroups) return;
-    hdg_symfuncs_sum(&s, (int)(t % s.inum), (int)(t / s.inum));
-}
+/* Block ii: the raw symmetry-function values of centre ii (hdnnp_gpu_block.h's phases), and
+ * block ii of the gradient kernel its neighbours' dE_i/dx_n; one pair per precision. At
+ * most 128 registers a thread, 4 blocks an SM (ptxas, sm_90: the double gradient kernel
+ * would take 150; held to 128 it spills 8 bytes, the others fit). */
+#define HDNNP_BLOCK_KERNELS(SFX)                                                                \
+    __global__ void __launch_bounds__(HDG_BLOCK, 4)                                             \
+        hdnnp_values_kernel##SFX(const __grid_constant__ hdg_step s)                            \
+    {                                                                                           \
+        extern __shared__ double smem[];                                                        \
+        const int ii = blockIdx.x, t = threadIdx.x, bd = blockDim.x;                            \
+        if (!hdg_blk_values_run(&s, ii)) return;                                                \
+        const hdg_shared##SFX sh = hdg_shared_at##SFX(smem, &s.m, s.ncap, bd);                  \
+        hdg_blk_load##SFX(&s, ii, &sh, t, bd);                                                  \
+        __syncthreads();                                                                        \
+        const int ng = hdg_blk_ngroups(&s, ii);                                                 \
+        for (int g = 0; g < ng; g++) {                                                          \
+            hdg_blk_exps##SFX(&s, ii, g, &sh, t, bd);                                           \
+            __syncthreads();                                                                    \
+            hdg_blk_values##SFX(&s, ii, g, &sh, t, bd);                                         \
+            __syncthreads();                                                                    \
+            hdg_blk_values_fold##SFX(&s, ii, g, &sh, t, bd);                                    \
+            __syncthreads();                                                                    \
+            hdg_blk_values_sum##SFX(&s, ii, g, &sh, t, bd);                                     \
+            __syncthreads();                                                                    \
+        }                                                                                       \
+    }                                                                                           \
+    __global__ void __launch_bounds__(HDG_BLOCK, 4)                                             \
+        hdnnp_grad_kernel##SFX(const __grid_constant__ hdg_step s)                              \
+    {                                                                                           \
+        extern __shared__ double smem[];                                                        \
+        const int ii = blockIdx.x, t = threadIdx.x, bd = blockDim.x;                            \
+        if (!hdg_blk_grad_run(&s, ii)) return;                                                  \
+        const hdg_shared##SFX sh = hdg_shared_at##SFX(smem, &s.m, s.ncap, bd);                  \
+        hdg_blk_load##SFX(&s, ii, &sh, t, bd);                                                  \
+        __syncthreads();                                                                        \
+        const int ng = hdg_blk_ngroups(&s, ii);                                                 \
+        for (int g = 0; g < ng; g++) {                                                          \
+            hdg_blk_exps##SFX(&s, ii, g, &sh, t, bd);                                           \
+            __syncthreads();                                                                    \
+            hdg_blk_grad##SFX(&s, ii, g, &sh, t, bd);                                           \
+            __syncthreads();                                                                    \
+            hdg_blk_grad_sum##SFX(&s, ii, g, &sh, t, bd);                                       \
+            __syncthreads();                                                                    \
+        }                                                                                       \
+        hdg_blk_store##SFX(&s, ii, &sh, t, bd);                                                 \
+    }
+HDNNP_BLOCK_KERNELS(_d)
+HDNNP_BLOCK_KERNELS(_f)
 
 __global__ void hdnnp_network_kernel(const __grid_constant__ hdg_step s, int *counters)
 {
@@ -80,15 +112,6 @@ __global__ void hdnnp_network_kernel(const __grid_constant__ hdg_step s, int *co
     if (ii >= s.inum) return;
     hdg_network(&s, ii);
     if (s.ewn[ii]) atomicAdd(&counters[1], s.ewn[ii]);
-}
-
-template <bool Mixed>
-__global__ void hdnnp_grad_kernel(const __grid_constant__ hdg_step s, int nslot)
-{
-    const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= nslot) return;
-    if (Mixed) hdg_grad_f(&s, p);
-    else hdg_grad_d(&s, p);
 }
 
 __global__ void hdnnp_centre_kernel(const __grid_constant__ hdg_step s)
@@ -121,8 +144,7 @@ static void cuda_release(void *state)
     pk_cuda_buffer *device[] = {
         &s->m_el, &s->m_sf, &s->m_cut, &s->m_grp, &s->m_mem, &s->m_w, &s->elem, &s->centre,
         &s->offset, &s->neigh, &s->slot_centre, &s->rev_off, &s->rev, &s->atom_centre, &s->x,
-        &s->env_n, &s->env_start, &s->env_slot, &s->env_el, &s->env_d, &s->part, &s->G, &s->C,
-        &s->work,
+        &s->env_n, &s->env_start, &s->env_slot, &s->env_el, &s->env_d, &s->G, &s->C, &s->work,
         &s->g, &s->ev, &s->fcen, &s->ewn, &s->f, &s->vatom, &s->block_ev, &s->counters,
         &s->rec_first, &s->rec};
     for (pk_cuda_buffer *b : device) pk_cuda_release(&s->cuda, b);
@@ -212,8 +234,6 @@ static pk_code reserve_step(hdnnp_cuda *s, int want_vatom, size_t nblocks, pk_st
     pk_cuda_ctx *c = &s->cuda;
     const size_t na = (size_t)s->L.nall, nc = (size_t)s->L.inum, ns = s->L.nslot + 1;
     const size_t nsf = (size_t)s->hm.m.maxnsf * nc;
-    const size_t npart = HDG_GROUP_MAX * nc * (size_t)s->hm.m.maxgroups *
-                         (size_t)hdg_chunks(s->L.maxneigh);
     if (pk_cuda_reserve(c, &s->x, 3 * na * sizeof(double), "positions", st) ||
         pk_cuda_reserve(c, &s->env_n, nc * sizeof(int), "environment sizes", st) ||
         pk_cuda_reserve(c, &s->env_start, HDG_START_STRIDE * nc * sizeof(int),
@@ -221,7 +241,6 @@ static pk_code reserve_step(hdnnp_cuda *s, int want_vatom, size_t nblocks, pk_st
         pk_cuda_reserve(c, &s->env_slot, ns * sizeof(int), "environment slots", st) ||
         pk_cuda_reserve(c, &s->env_el, ns * sizeof(int), "environment elements", st) ||
         pk_cuda_reserve(c, &s->env_d, 4 * ns * sizeof(double), "environment distances", st) ||
-        pk_cuda_reserve(c, &s->part, npart * sizeof(double), "symmetry-function parts", st) ||
         pk_cuda_reserve(c, &s->G, nsf * sizeof(double), "symmetry functions", st) ||
         pk_cuda_reserve(c, &s->C, nsf * sizeof(double), "dE/dG", st) ||
         pk_cuda_reserve(c, &s->work, s->hm.m.nwork * nc * sizeof(double), "network work", st) ||
@@ -250,7 +269,7 @@ static hdg_step step_view(const hdnnp_cuda *s)
     t.m = s->dm;
     t.inum = s->L.inum;
     t.nall = s->L.nall;
-    t.nchunk = hdg_chunks(s->L.maxneigh);
+    t.ncap = s->L.maxneigh;
     t.x = (const double *)s->x.ptr;
     t.elem = (const int *)s->elem.ptr;
     t.centre = (const int *)s->centre.ptr;
@@ -265,7 +284,6 @@ static hdg_step step_view(const hdnnp_cuda *s)
     t.env_slot = (int *)s->env_slot.ptr;
     t.env_el = (int *)s->env_el.ptr;
     t.env_d = (double *)s->env_d.ptr;
-    t.part = (double *)s->part.ptr;
     t.G = (double *)s->G.ptr;
     t.C = (double *)s->C.ptr;
     t.work = (double *)s->work.ptr;
@@ -278,25 +296,48 @@ static hdg_step step_view(const hdnnp_cuda *s)
     return t;
 }
 
-template <bool Mixed>
+/* The dynamic shared memory of the block kernels for lists of up to maxneigh entries (the
+ * environments are no longer): set as the kernels' limit when above the default 48 KiB,
+ * refused with advice when above the device's. */
+static pk_code shared_memory(hdnnp_cuda *s, size_t *bytes, pk_status *st)
+{
+    const hdg_model *m = &s->hm.m;
+    *bytes = s->mixed ? hdg_shared_bytes_f(m, s->L.maxneigh, HDG_BLOCK)
+                      : hdg_shared_bytes_d(m, s->L.maxneigh, HDG_BLOCK);
+    if (*bytes <= 48 * 1024) return PK_OK;
+    int most = 0;
+    cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, s->cuda.device);
+    if (*bytes > (size_t)most)
+        return pk_fail(st, PK_ERR_RANGE, "a neighbour list of %d entries needs %zu bytes of "
+                       "shared memory per block in the hdnnp CUDA kernels, more than the %d of "
+                       "%s; use a shorter neighbor skin or more ranks", s->L.maxneigh, *bytes,
+                       most, s->cuda.name);
+    const void *kernels[] = {(const void *)hdnnp_values_kernel_d,
+                             (const void *)hdnnp_grad_kernel_d,
+                             (const void *)hdnnp_values_kernel_f,
+                             (const void *)hdnnp_grad_kernel_f};
+    for (const void *k : kernels)
+        if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*bytes) !=
+            cudaSuccess)
+            return pk_cuda_launched(&s->cuda, "hdnnp shared-memory limit", st);
+    return PK_OK;
+}
+
 static pk_code launch_pairs(hdnnp_cuda *s, const hdg_step &t, pk_status *st)
 {
     cudaStream_t stream = (cudaStream_t)s->cuda.stream;
-    const size_t ngroups = (size_t)t.inum * (size_t)t.m.maxgroups;
-    if (ngroups > 0) {
-        hdnnp_symfunc_kernel<Mixed><<<blocks(ngroups * t.nchunk, THREADS), THREADS, 0, stream>>>(t);
-        if (pk_cuda_launched(&s->cuda, "hdnnp symmetry-function kernel", st)) return st->code;
-        hdnnp_symfunc_sum_kernel<<<blocks(ngroups, THREADS), THREADS, 0, stream>>>(t);
-        if (pk_cuda_launched(&s->cuda, "hdnnp symmetry-function sums", st)) return st->code;
-    }
+    const unsigned nb = (unsigned)t.inum;
+    size_t shm;
+    if (shared_memory(s, &shm, st)) return st->code;
+    if (s->mixed) hdnnp_values_kernel_f<<<nb, HDG_BLOCK, shm, stream>>>(t);
+    else hdnnp_values_kernel_d<<<nb, HDG_BLOCK, shm, stream>>>(t);
+    if (pk_cuda_launched(&s->cuda, "hdnnp symmetry-function kernel", st)) return st->code;
     hdnnp_network_kernel<<<blocks((size_t)t.inum, THREADS), THREADS, 0, stream>>>(
         t, (int *)s->counters.ptr);
     if (pk_cuda_launched(&s->cuda, "hdnnp network kernel", st)) return st->code;
-    const int nslot = (int)s->L.nslot;
-    if (nslot > 0) {
-        hdnnp_grad_kernel<Mixed><<<blocks((size_t)nslot, THREADS), THREADS, 0, stream>>>(t, nslot);
-        if (pk_cuda_launched(&s->cuda, "hdnnp gradient kernel", st)) return st->code;
-    }
+    if (s->mixed) hdnnp_grad_kernel_f<<<nb, HDG_BLOCK, shm, stream>>>(t);
+    else hdnnp_grad_kernel_d<<<nb, HDG_BLOCK, shm, stream>>>(t);
+    if (pk_cuda_launched(&s->cuda, "hdnnp gradient kernel", st)) return st->code;
     return PK_OK;
 }
 
@@ -369,11 +410,6 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     const pk_atoms *at = a->atoms;
     if (pk_cuda_enter(&s->cuda, st) || upload_list(s, a, st)) return st->code;
     const int inum = s->L.inum, nall = s->L.nall;
-    /* the largest grid: the symmetry-function threads */
-    if ((size_t)inum * (size_t)s->hm.m.maxgroups * (size_t)hdg_chunks(s->L.maxneigh) >=
-        (size_t)INT_MAX * THREADS)
-        return pk_fail(st, PK_ERR_RANGE, "%d centres with up to %d neighbours are too many for "
-                       "one CUDA launch; use more ranks", inum, s->L.maxneigh);
     if (inum == 0) return PK_OK;
     const int want_vatom = out->vatom != NULL;
     const size_t nblocks = blocks((size_t)inum, PK_SUM_THREADS);
@@ -388,7 +424,7 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     hdnnp_env_kernel<<<blocks((size_t)inum, THREADS), THREADS, 0, stream>>>(
         t, (int *)s->counters.ptr);
     if (pk_cuda_launched(&s->cuda, "hdnnp environment kernel", st) ||
-        (s->mixed ? launch_pairs<true>(s, t, st) : launch_pairs<false>(s, t, st)))
+        launch_pairs(s, t, st))
         return st->code;
     hdnnp_centre_kernel<<<blocks((size_t)inum, THREADS), THREADS, 0, stream>>>(t);
     if (pk_cuda_launched(&s->cuda, "hdnnp centre kernel", st)) return st->code;

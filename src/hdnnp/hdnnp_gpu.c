@@ -18,9 +18,31 @@ void hdg_model_free(hdg_host_model *h)
     memset(h, 0, sizeof *h);
 }
 
+/* The distinct etas of an angular group of types 3, 9, 13 (hdg_group.eta, eidx), its
+ * members ordered by eta (stable) so that a pair computes each eta's exponential once, when
+ * its first member comes; the compact types have no exponential. */
+static void group_etas(hdg_group *d, const hdnnp_sf *sf, int *mem, hdg_host_model *h)
+{
+    d->neta = 0;
+    if (hdnnp_type_radial(d->type) || hdnnp_type_compact(d->type)) return;
+    for (int m = 1; m < d->nsf; m++)
+        for (int q = m; q > 0 && sf[mem[q - 1]].eta > sf[mem[q]].eta; q--) {
+            const int keep = mem[q];
+            mem[q] = mem[q - 1];
+            mem[q - 1] = keep;
+        }
+    for (int m = 0; m < d->nsf; m++) {
+        const double eta = sf[mem[m]].eta;
+        if (d->neta == 0 || d->eta[d->neta - 1] != eta) d->eta[d->neta++] = eta;
+        d->eidx[m] = d->neta - 1;
+    }
+    if (d->neta > h->m.maxneta) h->m.maxneta = d->neta;
+}
+
 /* The element's groups, each split into chunks of at most HDG_GROUP_MAX functions; returns
  * how many flat groups they make. */
-static int add_groups(const hdnnp_group *src, int n, int cut0, hdg_host_model *h)
+static int add_groups(const hdnnp_group *src, int n, int cut0, const hdnnp_sf *sf,
+                      hdg_host_model *h)
 {
     int made = 0;
     for (int g = 0; g < n; g++)
@@ -34,6 +56,7 @@ static int add_groups(const hdnnp_group *src, int n, int cut0, hdg_host_model *h
             d->first = (int)h->nmem;
             d->nsf = src[g].nsf - m0 < HDG_GROUP_MAX ? src[g].nsf - m0 : HDG_GROUP_MAX;
             for (int m = m0; m < m0 + d->nsf; m++) h->mem[h->nmem++] = src[g].sf[m];
+            group_etas(d, sf, h->mem + d->first, h);
         }
     return made;
 }
@@ -77,15 +100,16 @@ pk_code hdg_model_build(const pk_hdnnp_model *m, hdg_host_model *h, pk_status *s
         d->nsf = el->nsf;
         d->sf0 = (int)h->nsf;
         d->cut0 = (int)h->ncut;
+        d->ncut = el->ncut;
+        if (el->ncut > h->m.maxcut) h->m.maxcut = el->ncut;
         memcpy(h->sf + h->nsf, el->sf, sizeof(hdnnp_sf) * (size_t)el->nsf);
         memcpy(h->cut + h->ncut, el->cut, sizeof(hdnnp_cutoff) * (size_t)el->ncut);
         h->nsf += (size_t)el->nsf;
         h->ncut += (size_t)el->ncut;
         d->radial0 = (int)h->ngrp;
-        d->nradial = add_groups(el->radial, el->nradial, d->cut0, h);
+        d->nradial = add_groups(el->radial, el->nradial, d->cut0, el->sf, h);
         d->angular0 = (int)h->ngrp;
-        d->nangular = add_groups(el->angular, el->nangular, d->cut0, h);
-        if (d->nradial + d->nangular > h->m.maxgroups) h->m.maxgroups = d->nradial + d->nangular;
+        d->nangular = add_groups(el->angular, el->nangular, d->cut0, el->sf, h);
         d->rcmax = el->rcmax;
         d->atom_energy = el->atom_energy;
         const hdnnp_network *net = &el->net;

@@ -5,19 +5,21 @@
  *
  * One step, each line a kernel (threads in brackets):
  *   hdg_env        [centre]          neighbours within the element's cutoff, sorted by element
- *   hdg_symfuncs_* [centre x group x chunk]  sums of one function group over a chunk of
- *                                    HDG_CHUNK neighbours (radial) or first pair members
- *   hdg_symfuncs_sum [centre x group]  raw symmetry-function values: the chunks in order
+ *   hdg_blk_values [block: centre]   raw symmetry-function values (hdnnp_gpu_block.h): the
+ *                                    neighbours' geometry and cutoffs once into shared memory,
+ *                                    then group by group the pairs spread over the threads,
+ *                                    per-thread sums added in thread order
  *   hdg_network    [centre]          scaling, extrapolation count, network, dE/dG
- *   hdg_grad_*     [list slot]       dE_i/dx_n of one neighbour n: the thread owns n and loops
- *                                    over its partners k (each pair is evaluated twice, once
- *                                    per atom, so no pair term is ever scattered)
+ *   hdg_blk_grad   [block: centre]   dE_i/dx_n of every neighbour n: the same shared geometry;
+ *                                    a thread owns a neighbour and a chunk of its partners,
+ *                                    each pair is evaluated by both of its members' owners,
+ *                                    so no pair term is ever scattered
  *   hdg_centre     [centre]          force on the centre (translation invariance), virial
  *   hdg_gather     [atom]            force and per-atom virial of every atom, owned or ghost,
  *                                    summed over the list slots naming it in ascending order
  * Every sum has one writer and a fixed order: reruns are bitwise equal without atomics.
  * The *_d functions compute in double; *_f (precision mixed) do the per-pair arithmetic
- * in float and every sum in double (hdnnp_gpu_body.h). */
+ * in float and every sum in double (hdnnp_gpu_body.h, hdnnp_gpu_block.h). */
 #ifndef HDNNP_GPU_H
 #define HDNNP_GPU_H
 
@@ -34,7 +36,7 @@ extern "C" {
  * grp[radial0 ..) and grp[angular0 ..), and its network (w[woff[l] + o * size[l-1] + i],
  * bias w[boff[l] + o]). */
 typedef struct {
-    int nsf, sf0, cut0, nradial, radial0, nangular, angular0;
+    int nsf, sf0, cut0, ncut, nradial, radial0, nangular, angular0;
     double rcmax, atom_energy;
     int nlayers, normalize;
     int size[HDNNP_MAX_LAYERS];
@@ -45,21 +47,25 @@ typedef struct {
 /* Functions sharing type, neighbour elements, radial factor and rs (hdnnp_group), at most
  * HDG_GROUP_MAX of them (larger groups are split; a thread keeps one sum per member in
  * registers): members mem[first .. first + nsf) are element-local function indices; cut
- * indexes the flat cutoff array. */
+ * indexes the flat cutoff array. Angular groups of types 3, 9 and 13 list their distinct
+ * etas (eta[0 .. neta)) and each member's (eidx[m], members ordered by eta): exp(-eta (r -
+ * rs)^2) is a factor per neighbour, computed once per centre, and per pair only the factor
+ * of r_jk is left, once per distinct eta (exp(-eta S) = the product of the three; S = the
+ * sum of the squared shifted distances). */
 enum { HDG_GROUP_MAX = 8 };
-/* Neighbours (radial) or first pair members (angular) of one symmetry-function thread: the
- * work of a centre's group spread over threads, then summed in a fixed order. */
-enum { HDG_CHUNK = 16 };
 typedef struct {
     int type, e1, e2, cut;
     double rs;
     int first, nsf;
+    int neta;
+    double eta[HDG_GROUP_MAX];
+    int eidx[HDG_GROUP_MAX];
 } hdg_group;
 
 /* The flattened model (pointers: device or host arrays). */
 typedef struct {
     int nelements, maxnsf;
-    int maxgroups;                   /* largest radial + angular group count of an element */
+    int maxcut, maxneta;             /* largest cutoff count of an element, neta of a group */
     size_t nwork;                    /* doubles of network work per centre */
     double inv_conv, mean_energy;    /* 1/conv_energy, mean_energy */
     double z[HDNNP_MAX_ELEMENTS];    /* atomic numbers: the weights of types 12, 13, 23-25 */
@@ -106,7 +112,7 @@ typedef struct {
 typedef struct {
     hdg_model m;
     int inum, nall;
-    int nchunk;             /* chunks per group: ceil(longest list / HDG_CHUNK), at least 1 */
+    int ncap;               /* longest list: environments are no longer (shared memory) */
     const double *x;        /* 3 nall, model length units */
     const int *elem, *centre, *offset, *neigh, *slot_centre, *rev_off, *rev, *atom_centre;
     int *env_n;             /* inum; < 0: overlapping atoms */
@@ -114,9 +120,9 @@ typedef struct {
     int *env_slot;          /* list slot of each env entry */
     int *env_el;            /* element of each env entry */
     double *env_d;          /* 4 per env entry: x_n - x_i, r */
-    double *part;           /* HDG_GROUP_MAX per (centre, group, chunk): partial sums */
     double *G, *C;          /* maxnsf per centre: raw G; c_s = dE/dGs_s factor_s / conv */
-    double *work;           /* nwork per centre */
+    double *work;           /* nwork per centre, centre-minor: entry k of centre ii at
+                             * work[k inum + ii] */
     double *g;              /* 3 per list slot: dE_i/dx_n (0 for slots outside the cutoff) */
     double *ev;             /* 7 per centre: energy, virial xx yy zz xy xz yz */
     double *fcen;           /* 3 per centre: its own force from its energy */
@@ -157,6 +163,11 @@ extern const pk_backend_ops pk_hdnnp_backend_cuda;
 #ifdef __cplusplus
 }
 #endif
+
+/* Threads per block of the block kernels (hdg_blk_*); the code takes any block size, the
+ * emulation test also runs others. The threads' sums of a symmetry function are added in
+ * runs of HDG_FOLD threads, then the runs (hdg_blk_values_fold, hdg_blk_values_sum). */
+enum { HDG_BLOCK = 128, HDG_FOLD = 16 };
 
 /* Per-thread code: the precision-independent kernels, then each precision's. */
 #include "hdnnp_gpu_common.h"

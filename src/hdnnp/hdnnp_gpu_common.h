@@ -1,6 +1,7 @@
 /* Per-thread code of the hdnnp/pk CUDA backend that is the same in both precisions
- * (hdnnp_gpu.h): environments, networks, centre forces and the force gather. Double
- * throughout; included by hdnnp_gpu.h only. */
+ * (hdnnp_gpu.h): environments, the pair rule, the block kernels' ranges and work split,
+ * networks, centre forces and the force gather. Double throughout; included by hdnnp_gpu.h
+ * only. */
 #ifndef HDNNP_GPU_COMMON_H
 #define HDNNP_GPU_COMMON_H
 
@@ -85,34 +86,129 @@ PK_HD int hdg_pair_in(const double *dj, const double *dk, const hdnnp_cutoff *cu
     return 1;
 }
 
-/* Chunks per group for lists of at most maxneigh entries (hdg_step.nchunk). */
-PK_HD int hdg_chunks(int maxneigh)
+/* Env entries [*q0, *q1) of centre ii's neighbours of element e (all of them for weighted
+ * types): the radial terms of a group, or the first or second members of its pairs. */
+PK_HD void hdg_range(const hdg_step *s, int ii, int weighted, int e, int *q0, int *q1)
 {
-    const int n = (maxneigh + HDG_CHUNK - 1) / HDG_CHUNK;
-    return n > 1 ? n : 1;
+    const int *start = s->env_start + (size_t)HDG_START_STRIDE * ii;
+    *q0 = weighted ? 0 : start[e];
+    *q1 = weighted ? s->env_n[ii] : start[e + 1];
 }
 
-/* Index of chunk c of group g of centre ii in hdg_step.part (in units of HDG_GROUP_MAX). */
-PK_HD size_t hdg_chunk_index(const hdg_step *s, int ii, int g, int c)
+/* Whether block ii of the values kernel runs (the centre has an element and no overlap: with
+ * no neighbours its functions are 0), of the gradient kernel (and it has neighbours); the
+ * same answer for every thread of the block. */
+PK_HD int hdg_blk_values_run(const hdg_step *s, int ii)
 {
-    return ((size_t)ii * (size_t)s->m.maxgroups + (size_t)g) * (size_t)s->nchunk + (size_t)c;
+    return s->elem[s->centre[ii]] >= 0 && s->env_n[ii] >= 0;
+}
+PK_HD int hdg_blk_grad_run(const hdg_step *s, int ii)
+{
+    return s->elem[s->centre[ii]] >= 0 && s->env_n[ii] > 0;
 }
 
-/* The values of group g of centre ii: its chunks' sums (hdg_symfuncs_*) in chunk order. */
-PK_HD void hdg_symfuncs_sum(const hdg_step *s, int ii, int g)
+/* Group g (element-local: radial groups first, then angular) of centre ii's element, and how
+ * many the element has. */
+PK_HD const hdg_group *hdg_blk_group(const hdg_step *s, int ii, int g)
 {
-    const int ce = s->elem[s->centre[ii]];
-    if (ce < 0) return;
-    const hdg_element *el = &s->m.el[ce];
-    if (g >= el->nradial + el->nangular) return;
-    const hdg_group *grp = &s->m.grp[el->radial0 + g];
-    const double *part = s->part + HDG_GROUP_MAX * hdg_chunk_index(s, ii, g, 0);
-    double *G = s->G + (size_t)s->m.maxnsf * ii;
-    for (int m = 0; m < grp->nsf; m++) {
-        double v = 0.0;
-        for (int c = 0; c < s->nchunk; c++) v += part[HDG_GROUP_MAX * (size_t)c + m];
-        G[s->m.mem[grp->first + m]] = v;
+    return &s->m.grp[s->m.el[s->elem[s->centre[ii]]].radial0 + g];
+}
+PK_HD int hdg_blk_ngroups(const hdg_step *s, int ii)
+{
+    const hdg_element *el = &s->m.el[s->elem[s->centre[ii]]];
+    return el->nradial + el->nangular;
+}
+
+/* The work of an angular group's gradient (hdg_blk_grad): every env entry that is a member
+ * of one of its pairs owns its own sum. Owners 0 .. n1 - 1 (the group's first element, or
+ * all of one list) have p1 partners each, owners n1 .. n1 + n2 - 1 (the second element of
+ * a two-element group) p2. Each owner's partners are cut into chunks of len (c1 or c2
+ * chunks) and the (chunk, owner) items dealt to the threads: item u < n1 c1 is chunk
+ * u / n1 of owner u % n1, the others chunk v / n2 of owner n1 + v % n2, v = u - n1 c1. len
+ * is the one of ceil(max(p1, p2) / c), c = 1 .. HDG_SPLIT_MAX, that needs the fewest
+ * partner steps of a thread (the block's time: ceil(items / bd) len), with at most
+ * max(ncap, HDG_SPLIT_ROUNDS bd) items (hdg_shared's part columns). */
+enum { HDG_SPLIT_MAX = 8, HDG_SPLIT_ROUNDS = 4 };
+typedef struct {
+    int n1, p1, n2, p2, len, c1, c2, items;
+} hdg_split;
+
+PK_HD int hdg_split_cap(int ncap, int bd)
+{
+    return ncap > HDG_SPLIT_ROUNDS * bd ? ncap : HDG_SPLIT_ROUNDS * bd;
+}
+
+PK_HD hdg_split hdg_owners(const hdg_step *s, int ii, const hdg_group *grp, int ncap, int bd)
+{
+    const int weighted = hdg_type_weighted(grp->type), one = weighted || grp->e1 == grp->e2;
+    int j0, j1, k0, k1;
+    hdg_range(s, ii, weighted, grp->e1, &j0, &j1);
+    hdg_range(s, ii, weighted, grp->e2, &k0, &k1);
+    hdg_split w;
+    w.n1 = j1 - j0;
+    w.p1 = one ? j1 - j0 : k1 - k0;
+    w.n2 = one ? 0 : k1 - k0;
+    w.p2 = one ? 0 : j1 - j0;
+    const int pmax = w.p1 > w.p2 ? w.p1 : w.p2, cap = hdg_split_cap(ncap, bd);
+    w.len = pmax > 0 ? pmax : 1;
+    w.c1 = w.n1 > 0 ? 1 : 0;
+    w.c2 = w.n2 > 0 ? 1 : 0;
+    w.items = w.n1 + w.n2;
+    long best = (long)((w.items + bd - 1) / bd) * w.len;
+    for (int c = 2; c <= HDG_SPLIT_MAX && c <= pmax; c++) {
+        const int len = (pmax + c - 1) / c;
+        const int c1 = (w.p1 + len - 1) / len, c2 = (w.p2 + len - 1) / len;
+        const int items = w.n1 * c1 + w.n2 * c2;
+        const long steps = (long)((items + bd - 1) / bd) * len;
+        if (items > cap || steps >= best) continue;
+        best = steps;
+        w.len = len;
+        w.c1 = c1;
+        w.c2 = c2;
+        w.items = items;
     }
+    return w;
+}
+
+/* Item u of the split: its owner's env entry *j, the partners [*k0, *k1) of its chunk and
+ * whether the owner comes first in their pairs (the order hdg_pair_in tests in; j < k within
+ * one element list). */
+PK_HD void hdg_item(const hdg_step *s, int ii, const hdg_group *grp, const hdg_split *w, int u,
+                    int *j, int *k0, int *k1, int *first)
+{
+    const int weighted = hdg_type_weighted(grp->type);
+    int j0, j1, q0, q1;
+    hdg_range(s, ii, weighted, grp->e1, &j0, &j1);
+    hdg_range(s, ii, weighted, grp->e2, &q0, &q1);
+    int c;
+    if (u < w->n1 * w->c1) {
+        c = u / w->n1;
+        *j = j0 + u % w->n1;
+        *first = 1;
+        if (w->n2 == 0) {   /* one list: partners from the same list */
+            q0 = j0;
+            q1 = j1;
+        }
+    } else {
+        const int v = u - w->n1 * w->c1;
+        c = v / w->n2;
+        *j = q0 + v % w->n2;   /* a member of element e2 != e1: partners of e1 */
+        q0 = j0;
+        q1 = j1;
+        *first = 0;
+    }
+    *k0 = q0 + c * w->len;
+    *k1 = *k0 + w->len < q1 ? *k0 + w->len : q1;
+}
+
+/* The items of owner o (0 .. n1 + n2 - 1) in chunk order (hdg_blk_grad_sum): *count of them
+ * at u0 + c stride. */
+PK_HD void hdg_owner_items(const hdg_split *w, int o, int *u0, int *stride, int *count)
+{
+    const int second = o >= w->n1;
+    *u0 = second ? w->n1 * w->c1 + (o - w->n1) : o;
+    *stride = second ? w->n2 : w->n1;
+    *count = second ? w->c2 : w->c1;
 }
 
 /* hdnnp_activate on the device (n2p2's functions, EXP_LIMIT 35 saturation) */
@@ -145,7 +241,9 @@ PK_HD void hdg_activate(int a, double x, double *y, double *dy)
 
 /* Centre ii after its symmetry functions: scaling and the extrapolation count (ewn), the
  * element network forward and back (hdnnp_network_eval), the energy (ev[0]) and the weights
- * c_s = dE/dGs_s factor_s / conv_energy of the force contraction (C). */
+ * c_s = dE/dGs_s factor_s / conv_energy of the force contraction (C). The centre's work
+ * vector is a column: its entry k at work[k inum + ii], so that the threads of a warp
+ * (neighbouring centres) read and write neighbouring doubles. */
 PK_HD void hdg_network(const hdg_step *s, int ii)
 {
     const int ce = s->elem[s->centre[ii]];
@@ -156,14 +254,15 @@ PK_HD void hdg_network(const hdg_step *s, int ii)
     const hdg_element *el = &s->m.el[ce];
     const hdnnp_sf *sf = s->m.sf + el->sf0;
     const double *G = s->G + (size_t)s->m.maxnsf * ii;
-    double *C = s->C + (size_t)s->m.maxnsf * ii, *a = s->work + s->m.nwork * ii;
+    double *C = s->C + (size_t)s->m.maxnsf * ii, *a = s->work + ii;
+    const size_t st = (size_t)s->inum;
     const int nsf = el->nsf;
     int count = 0;
     for (int q = 0; q < nsf; q++) {
-        a[q] = sf[q].smin + sf[q].factor * (G[q] - sf[q].gref);
+        a[q * st] = sf[q].smin + sf[q].factor * (G[q] - sf[q].gref);
         count += G[q] < sf[q].gmin || G[q] > sf[q].gmax;
     }
-    /* layer l's values at a + lo[l], derivatives after them */
+    /* layer l's values at entries lo[l] .., their derivatives after them */
     size_t lo[HDNNP_MAX_LAYERS];
     lo[0] = 0;
     size_t next = (size_t)nsf;
@@ -171,38 +270,41 @@ PK_HD void hdg_network(const hdg_step *s, int ii)
     for (int l = 1; l <= L; l++) {
         const int nin = el->size[l - 1], nout = el->size[l];
         const double scale = el->normalize ? 1.0 / nin : 1.0;
-        const double *w = s->m.w + el->woff[l], *b = s->m.w + el->boff[l], *ain = a + lo[l - 1];
+        const double *w = s->m.w + el->woff[l], *b = s->m.w + el->boff[l];
+        const size_t in = lo[l - 1];
         lo[l] = next;
-        double *aout = a + next, *daout = aout + nout;
-        next += 2 * (size_t)nout;
         for (int o = 0; o < nout; o++) {
-            double x = b[o];
-            for (int i = 0; i < nin; i++) x += w[(size_t)o * nin + i] * ain[i];
-            hdg_activate(el->act[l], x * scale, &aout[o], &daout[o]);
+            double x = b[o], y, dy;
+            for (int i = 0; i < nin; i++) x += w[(size_t)o * nin + i] * a[(in + i) * st];
+            hdg_activate(el->act[l], x * scale, &y, &dy);
+            a[(next + o) * st] = y;
+            a[(next + nout + o) * st] = dy;
         }
+        next += 2 * (size_t)nout;
     }
-    /* back-propagation: d = dE/dx of layer l, gin = dE/da of layer l - 1 */
+    /* back-propagation: d = dE/dx of layer l (entries dn ..), gin = dE/da of layer l - 1
+     * (entries gn ..; C for the input layer), each a sum over o in ascending order */
     int maxsize = 0;
     for (int l = 0; l <= L; l++) maxsize = el->size[l] > maxsize ? el->size[l] : maxsize;
-    double *d = a + next, *gin = d + maxsize;
-    d[0] = a[lo[L] + 1];   /* the output's derivative */
+    const size_t dn = next, gn = next + (size_t)maxsize;
+    a[dn * st] = a[(lo[L] + 1) * st];   /* the output's derivative */
     for (int l = L; l >= 1; l--) {
         const int nin = el->size[l - 1], nout = el->size[l];
         const double scale = el->normalize ? 1.0 / nin : 1.0;
         const double *w = s->m.w + el->woff[l];
-        double *out = l == 1 ? C : gin;
-        for (int i = 0; i < nin; i++) out[i] = 0.0;
-        for (int o = 0; o < nout; o++) {
-            const double c = d[o] * scale;
-            for (int i = 0; i < nin; i++) out[i] += c * w[(size_t)o * nin + i];
+        for (int i = 0; i < nin; i++) {
+            double v = 0.0;
+            for (int o = 0; o < nout; o++) v += a[(dn + o) * st] * scale * w[(size_t)o * nin + i];
+            if (l == 1) C[i] = v;
+            else a[(gn + i) * st] = v;
         }
         if (l > 1) {
-            const double *da = a + lo[l - 1] + el->size[l - 1];
-            for (int i = 0; i < nin; i++) d[i] = gin[i] * da[i];
+            const size_t da = lo[l - 1] + (size_t)el->size[l - 1];
+            for (int i = 0; i < nin; i++) a[(dn + i) * st] = a[(gn + i) * st] * a[(da + i) * st];
         }
     }
     for (int q = 0; q < nsf; q++) C[q] *= sf[q].factor * s->m.inv_conv;
-    ev[0] = a[lo[L]] * s->m.inv_conv + s->m.mean_energy + el->atom_energy;
+    ev[0] = a[lo[L] * st] * s->m.inv_conv + s->m.mean_energy + el->atom_energy;
     s->ewn[ii] = count;
 }
 

@@ -1,9 +1,12 @@
 /* The CUDA backend's per-thread code (hdnnp_gpu.h), run here on the host thread by thread in
- * the kernels' order, in both precisions, against the cpu backend: n2p2's RPBE-D3 water
- * (1080 atoms, periodic, ghosts) and the synthetic models of the agreement test (every
- * symmetry-function type 2, 3, 9, 12, 13, 20-25 under every cutoff type 0-8, every
- * activation), and the water with a third of its atoms as centres (in reverse order). It
- * checks the GPU path's physics on machines without a GPU; the CUDA
+ * the kernels' order (the block kernels phase by phase, every thread of a block through one
+ * phase before the next, as __syncthreads() orders them), in both precisions, with the
+ * device's block size (gradient partners split into chunks) and with a small one (5
+ * threads: strided loops, more owners and members than threads), against the cpu backend:
+ * n2p2's RPBE-D3 water (1080 atoms, periodic, ghosts) and the synthetic models of the
+ * agreement test (every symmetry-function type 2, 3, 9, 12, 13, 20-25 under every cutoff
+ * type 0-8, every activation), and the water with a third of its atoms as centres (in
+ * reverse order). It checks the GPU path's physics on machines without a GPU; the CUDA
  * agreement test runs the same code on the device. Also: the extrapolation records and
  * count equal the cpu backend's, the list copy notices a changed list, and an overlap is
  * reported with the cpu backend's message.
@@ -24,6 +27,7 @@
 #include "pk_hdnnp.h"
 
 static const int t2e[3] = {-1, 0, 1};
+enum { SMALL_BLOCK = 5 };   /* fewer threads than members, owners and pairs */
 
 typedef struct {
     pk_agree_run r;
@@ -31,11 +35,52 @@ typedef struct {
     hdg_ew_record *rec;
     int nrec;
     int overlap;   /* ii of the first centre with overlapping atoms, or -1 */
+    int ncap;      /* longest list */
+    size_t shared; /* bytes of shared memory a block */
 } emul_result;
 
-/* What hdnnp_cuda.cu does in one step, each kernel a loop over its threads. */
+/* The block kernels of hdnnp_cuda.cu for every centre: a host buffer as the block's shared
+ * memory, each phase run by threads 0 .. bd - 1 before the next. */
+#define EMULATE_BLOCKS(SFX)                                                                     \
+    static void values_blocks##SFX(const hdg_step *t, int bd)                                   \
+    {                                                                                           \
+        void *mem = malloc(hdg_shared_bytes##SFX(&t->m, t->ncap, bd));                          \
+        const hdg_shared##SFX sh = hdg_shared_at##SFX(mem, &t->m, t->ncap, bd);                 \
+        for (int ii = 0; ii < t->inum; ii++) {                                                  \
+            if (!hdg_blk_values_run(t, ii)) continue;                                           \
+            for (int k = 0; k < bd; k++) hdg_blk_load##SFX(t, ii, &sh, k, bd);                  \
+            for (int g = 0; g < hdg_blk_ngroups(t, ii); g++) {                                  \
+                for (int k = 0; k < bd; k++) hdg_blk_exps##SFX(t, ii, g, &sh, k, bd);           \
+                for (int k = 0; k < bd; k++) hdg_blk_values##SFX(t, ii, g, &sh, k, bd);         \
+                for (int k = 0; k < bd; k++) hdg_blk_values_fold##SFX(t, ii, g, &sh, k, bd);    \
+                for (int k = 0; k < bd; k++) hdg_blk_values_sum##SFX(t, ii, g, &sh, k, bd);     \
+            }                                                                                   \
+        }                                                                                       \
+        free(mem);                                                                              \
+    }                                                                                           \
+    static void grad_blocks##SFX(const hdg_step *t, int bd)                                     \
+    {                                                                                           \
+        void *mem = malloc(hdg_shared_bytes##SFX(&t->m, t->ncap, bd));                          \
+        const hdg_shared##SFX sh = hdg_shared_at##SFX(mem, &t->m, t->ncap, bd);                 \
+        for (int ii = 0; ii < t->inum; ii++) {                                                  \
+            if (!hdg_blk_grad_run(t, ii)) continue;                                             \
+            for (int k = 0; k < bd; k++) hdg_blk_load##SFX(t, ii, &sh, k, bd);                  \
+            for (int g = 0; g < hdg_blk_ngroups(t, ii); g++) {                                  \
+                for (int k = 0; k < bd; k++) hdg_blk_exps##SFX(t, ii, g, &sh, k, bd);           \
+                for (int k = 0; k < bd; k++) hdg_blk_grad##SFX(t, ii, g, &sh, k, bd);           \
+                for (int k = 0; k < bd; k++) hdg_blk_grad_sum##SFX(t, ii, g, &sh, k, bd);       \
+            }                                                                                   \
+            for (int k = 0; k < bd; k++) hdg_blk_store##SFX(t, ii, &sh, k, bd);                 \
+        }                                                                                       \
+        free(mem);                                                                              \
+    }
+EMULATE_BLOCKS(_d)
+EMULATE_BLOCKS(_f)
+
+/* What hdnnp_cuda.cu does in one step, each kernel a loop over its threads or blocks of bd
+ * threads. */
 static void emulate(const pk_hdnnp_model *model, const hd_system *s, const pk_neigh *nl,
-                    int mixed, emul_result *out)
+                    int mixed, int bd, emul_result *out)
 {
     pk_status st;
     hdg_host_model hm;
@@ -49,7 +94,10 @@ static void emulate(const pk_hdnnp_model *model, const hd_system *s, const pk_ne
     t.m = hm.m;
     t.inum = inum;
     t.nall = nall;
-    t.nchunk = hdg_chunks(L.maxneigh);
+    t.ncap = L.maxneigh;
+    out->ncap = t.ncap;
+    out->shared = mixed ? hdg_shared_bytes_f(&t.m, t.ncap, bd)
+                        : hdg_shared_bytes_d(&t.m, t.ncap, bd);
     t.x = &s->x[0][0];
     t.elem = L.elem;
     t.centre = L.centre;
@@ -64,8 +112,6 @@ static void emulate(const pk_hdnnp_model *model, const hd_system *s, const pk_ne
     t.env_slot = calloc(ns, sizeof(int));
     t.env_el = calloc(ns, sizeof(int));
     t.env_d = calloc(4 * ns, sizeof(double));
-    t.part = calloc(HDG_GROUP_MAX * (size_t)inum * hm.m.maxgroups * t.nchunk + 1,
-                    sizeof(double));
     t.G = calloc((size_t)maxnsf * inum + 1, sizeof(double));
     t.C = calloc((size_t)maxnsf * inum + 1, sizeof(double));
     t.work = calloc(hm.m.nwork * inum + 1, sizeof(double));
@@ -76,19 +122,11 @@ static void emulate(const pk_hdnnp_model *model, const hd_system *s, const pk_ne
     out->overlap = -1;
     for (int ii = 0; ii < inum; ii++)
         if (hdg_env(&t, ii) && out->overlap < 0) out->overlap = ii;
-    for (int ii = 0; ii < inum; ii++)
-        for (int g = 0; g < hm.m.maxgroups; g++) {
-            for (int c = 0; c < t.nchunk; c++) {
-                if (mixed) hdg_symfuncs_f(&t, ii, g, c);
-                else hdg_symfuncs_d(&t, ii, g, c);
-            }
-            hdg_symfuncs_sum(&t, ii, g);
-        }
+    if (mixed) values_blocks_f(&t, bd);
+    else values_blocks_d(&t, bd);
     for (int ii = 0; ii < inum; ii++) hdg_network(&t, ii);
-    for (size_t p = 0; p < L.nslot; p++) {
-        if (mixed) hdg_grad_f(&t, (int)p);
-        else hdg_grad_d(&t, (int)p);
-    }
+    if (mixed) grad_blocks_f(&t, bd);
+    else grad_blocks_d(&t, bd);
     for (int ii = 0; ii < inum; ii++) hdg_centre(&t, ii);
     pk_out o = pk_agree_run_begin(&out->r, (size_t)nall, 1);
     t.f = out->r.f;
@@ -114,7 +152,6 @@ static void emulate(const pk_hdnnp_model *model, const hd_system *s, const pk_ne
     free(t.env_slot);
     free(t.env_el);
     free(t.env_d);
-    free(t.part);
     free(t.G);
     free(t.C);
     free(t.work);
@@ -159,12 +196,14 @@ static void check_case(const pk_hdnnp_model *m, const hd_system *s, const pk_nei
     size_t nkept;
     const pk_hdnnp_ew *ew = pk_hdnnp_ew_get(ctx, &nkept);
     printf("%s: %ld extrapolation warnings\n", name, pk_hdnnp_ew_count(ctx));
-    for (int mixed = 0; mixed < 2; mixed++) {
+    for (int run = 0; run < 4; run++) {
+        const int mixed = run % 2, bd = run < 2 ? HDG_BLOCK : SMALL_BLOCK;
         emul_result r;
-        emulate(m, s, nl, mixed, &r);
+        emulate(m, s, nl, mixed, bd, &r);
         PK_CHECK(r.overlap < 0, "no overlap");
         const double tol = mixed ? HDG_MIXED_RTOL : AGREE_RTOL;
-        printf(" %s\n", mixed ? "mixed" : "double");
+        printf(" %s, %d threads a block, lists up to %d: %zu bytes of shared memory a block\n",
+               mixed ? "mixed" : "double", bd, r.ncap, r.shared);
         pk_agree_close_scaled("forces", r.r.f, want.f, 3 * nall, tol, AGREE_FLOOR);
         pk_agree_close_scaled("energy", &r.r.energy, &want.energy, 1, tol, AGREE_FLOOR);
         pk_agree_close_scaled("virial", r.r.virial, want.virial, 6, tol, AGREE_FLOOR);
@@ -206,7 +245,7 @@ static void check_overlap(const pk_hdnnp_model *m, hd_system *s)
     const pk_neigh nl = hd_neigh(s);
     const pk_atoms atoms = hd_atoms(s);
     emul_result r;
-    emulate(m, s, &nl, 0, &r);
+    emulate(m, s, &nl, 0, HDG_BLOCK, &r);
     PK_CHECK(r.overlap == 0, "overlap found at centre %d", r.overlap);
     pk_hdnnp_context *ctx = NULL;
     pk_status st, gst;
