@@ -10,8 +10,9 @@ with synthetic models of their shapes (tools/deepmd_synthetic_model.py):
           `copper` (sel 500, embedding 32-64-128)
   and larger replicas (water 98,304 and copper 55,296 atoms) unless --quick.
 
-Per run: one untimed warm-up evaluation, then the best of --reps; µs per atom-step of wall
-time. The ratio columns compare with the cpu backend on the same system in this invocation
+Per run: the untimed warm-up (one evaluation; on cuda also the launch tuner's 24), then
+the best of --reps; µs per atom-step of wall time. The tuner's log line of each cuda run
+(the launch shape chosen, every candidate's time) goes into the report. The ratio columns compare with the cpu backend on the same system in this invocation
 and with the paper's V100 figure (water, double: 2.58 µs/step/atom; the paper's copper
 figure is not recorded in this repository, so none is given). Every cuda run must report
 "backend cuda" and the requested precision (a silent fallback to the CPU would stop the
@@ -100,6 +101,7 @@ for (label, mname, lattice, n, nat), backend, prec in runs:
     m_be = re.search(r"^backend (\S+)\s+precision (\S+)\s+device (.*)$", out, re.M)
     m_t = re.search(r"us/atom: wall (\S+)\s+cpu (\S+).*kernel bytes (\d+)", out)
     m_e = re.search(r"energy (\S+)", out)
+    m_tune = re.search(r"^log: deepmd/pk: (cuda launch .*)$", out, re.M)
     if p.returncode != 0 or not (m_be and m_t and m_e):
         failures.append(f"{label} {backend} {prec}: exit {p.returncode}: {out.strip()[-400:]}")
         continue
@@ -108,7 +110,7 @@ for (label, mname, lattice, n, nat), backend, prec in runs:
                  f" ({m_be.group(3)}): refusing to report it")
     rows.append(dict(label=label, model=mname, atoms=nat, backend=backend, prec=prec,
                      device=m_be.group(3), us=float(m_t.group(1)), bytes=int(m_t.group(3)),
-                     energy=float(m_e.group(1))))
+                     energy=float(m_e.group(1)), tune=m_tune.group(1) if m_tune else None))
     print(f"{label:10s} {nat:7d} {backend:4s} {prec:6s} {float(m_t.group(1)):9.4f} us/atom-step",
           flush=True)
 
@@ -123,8 +125,9 @@ cpu = next((r["device"] for r in rows if r["backend"] == "cpu"), "none used")
 lines.append("# deepmd/pk on the GPU: cuda backend against the cpu backend (bench/deepmd_gpu.py)\n")
 lines.append(f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}; "
              f"host {platform.node()}, {os.cpu_count()} cores; GPU: {gpu}; CPU backend: {cpu}.\n")
-lines.append(f"Command: `{shlex.join(sys.argv)}`; each run: one untimed warm-up evaluation, best "
-             f"of {reps} (wall time of `pk_deepmd_compute` with energy, forces and virial).\n")
+lines.append(f"Command: `{shlex.join(sys.argv)}`; each run: untimed warm-up (one evaluation; "
+             f"cuda: also the launch tuner's), best of {reps} (wall time of `pk_deepmd_compute` "
+             f"with energy, forces and virial).\n")
 lines.append("| system | atoms | backend | precision | µs/atom-step | vs cpu backend | "
              "vs paper V100 (double) | bytes/atom | energy check |")
 lines.append("|---|---:|---|---|---:|---:|---:|---:|---|")
@@ -146,6 +149,11 @@ for r in rows:
 lines.append("")
 lines.append("bytes/atom: `pk_deepmd_memory` (tables, workspaces and the backend's device and "
              "pinned buffers) over the owned atoms.\n")
+tuned = [r for r in rows if r["tune"]]
+if tuned:
+    lines.append("Launch shapes (the cuda backend's tuner, during the warm-up):\n")
+    lines += [f"- {r['label']} {r['prec']}: {r['tune']}" for r in tuned]
+    lines.append("")
 if skipped:
     lines.append(f"Not started (--max-seconds {args.max_seconds:g} used up): {', '.join(skipped)}.\n")
 if failures:

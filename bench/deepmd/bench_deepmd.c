@@ -1,6 +1,9 @@
 /* µs per atom-evaluation of deepmd/pk (no LAMMPS) on a periodic box with a full neighbour
- * list: the best of `reps` evaluations after one untimed warm-up, wall clock and CPU time,
- * so a profile or an A/B comparison needs no LAMMPS run.
+ * list: the best of `reps` evaluations after the untimed warm-up, wall clock and CPU time,
+ * so a profile or an A/B comparison needs no LAMMPS run. Warm-up: one evaluation, and on the
+ * cuda backend as many as its launch tuner may take (deepmd_launch.h), so that the timed
+ * ones run the tuned shape. The model's log lines (the tuner's choice among them) are
+ * printed with the prefix "log: ".
  * Usage: bench_deepmd model.yaml tabulate(0|1) [n = 4] [reps = 5] [backend = cpu]
  *                     [precision = double] [system = water]
  *   system water: n^3 molecules at 1 g/cm^3 (3 n^3 atoms; model types 1 = O, 2 = H)
@@ -15,9 +18,16 @@
 #include <time.h>
 
 #include "bench_box.h"
+#include "deepmd_launch.h"
 #include "dp_run.h"
 #include "pk_threads.h"
 #include "pk_timer.h"
+
+static void print_log(void *ctx, const char *msg)
+{
+    (void)ctx;
+    printf("log: %s\n", msg);
+}
 
 int main(int argc, char **argv)
 {
@@ -43,12 +53,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", st.msg);
         return 2;
     }
-    pk_deepmd *dp = dp_load_path(argv[1], tab, 0, &st);
-    if (!dp || pk_deepmd_set_backend(dp, &req, &st)) {
+    pk_deepmd_options o;
+    pk_deepmd_options_default(&o);
+    o.tabulate = tab;
+    o.log = (pk_logger){print_log, NULL};
+    pk_deepmd *dp = pk_deepmd_load(argv[1], &o, &st);
+    int map[16];
+    for (int t = 0; dp && t < pk_deepmd_ntypes(dp) && t < 16; t++) map[t] = t;
+    if (!dp || pk_deepmd_set_type_map(dp, pk_deepmd_ntypes(dp), map, &st) ||
+        pk_deepmd_set_backend(dp, &req, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         return 1;
     }
     const pk_backend_slot *slot = pk_deepmd_backend(dp);
+    const int warm = slot->info.kind == PK_BACKEND_CUDA ? 1 + DP_TUNE_ROUNDS * DP_LAUNCH_MAX : 1;
     const int nat = fcc ? 4 * n * n * n : 3 * n * n * n;
     const double side = fcc ? 3.634 * n : 3.1043 * n, L[3] = {side, side, side};
     double *x = malloc(sizeof(double) * 3 * nat);
@@ -68,7 +86,7 @@ int main(int argc, char **argv)
     const size_t na = (size_t)box.nall;
     double *f = malloc(sizeof(double) * 3 * na);
     double best = 1e30, best_cpu = 1e30, e = 0.0, fsum = 0.0;
-    for (int r = 0; r <= reps; r++) {   /* r = 0: warm-up, not timed */
+    for (int r = 1 - warm; r <= reps; r++) {   /* r <= 0: warm-up, not timed */
         memset(f, 0, sizeof(double) * 3 * na);
         pk_out out = {.f = (double (*)[3])f, .want_energy = 1, .want_virial = 1};
         const double t0 = pk_wall_seconds();

@@ -8,9 +8,10 @@
  *            table-range checks (dp_hd_env_candidate .. dp_hd_env_verdict). The host
  *            waits for the per-centre codes and counts: an error is reported with the cpu
  *            backend's message; overflow statistics are kept as the cpu backend keeps them.
- *   forward  one block per centre, one thread per column m of T (4 x ng): padding in
- *            closed form, then G_m(s_k) from the quintic table inside the contraction
- *            (dp_hd_forward_column); G is never stored.
+ *   forward  `width` threads per centre, `centres` centres per block, each thread
+ *            `columns` columns m of T (4 x ng): padding in closed form, then G_m(s_k) from
+ *            the quintic table inside the contraction (dp_hd_forward_columns); G is never
+ *            stored.
  *   fitting  per centre type: descriptor D = T^T T[:, :axis], layers as cuBLAS DGEMMs over
  *            the type's centres with the activation as an elementwise kernel, reverse pass
  *            to dE/dD and dE/dT (dp_fit_atoms, dp_net_fit).
@@ -22,6 +23,11 @@
  *            sorted by neighbour atom (CUB radix sort, stable), and DeePMD-kit's per-atom
  *            virial. Every sum has one fixed order, so reruns give the same bits; energy
  *            and virial are fixed-shape block sums added in order on the host.
+ * Shapes (deepmd_launch.h): the forward kernel's columns and centres and the pair and
+ * gather kernels' block size are tuned on the first steps (CUDA events) unless the input
+ * fixes them; none changes a bit of the result. The forward and pair kernels are compiled
+ * for the common embedding widths 100 (DeePMD-kit's water example) and 128 (the paper's
+ * copper) besides any width, chosen at load: the same code with ng a constant.
  * Mixed precision: the tables are read in float and G, G' evaluated in float; every sum,
  * the environment rows and the fitting nets stay double. */
 #include <cublas_v2.h>
@@ -33,6 +39,7 @@
 #include <string.h>
 
 #include "deepmd_hd_host.h"
+#include "deepmd_launch.h"
 #include "pk_cuda.h"
 #include "pk_cuda_sums.cuh"
 
@@ -49,7 +56,10 @@ typedef struct {
     pk_cuda_ctx cuda;
     cublasHandle_t blas;
     int mixed;
-    int ng_threads;              /* forward block: ng rounded up to a warp */
+    int ng_fixed;                /* the model's ng when its kernels are specialised, else 0 */
+    dp_tuner tune;               /* launch shapes (deepmd_launch.h) */
+    void *ev[6];                 /* cudaEvent_t: around the timed forward, pair, gather */
+    int differs;                 /* host copy of tune_differs */
     dp_hd_model hm;              /* device view of the model */
     dp_cuda_layer *layers;       /* ntypes x maxlayers */
     int maxlayers;
@@ -58,6 +68,8 @@ typedef struct {
     /* device: one step */
     pk_cuda_buffer x, mtype, centre, offset, neigh, centre_of, perm, cand_r, cand_t, nbr, nn,
         count, err, T, dEdT, e, fit, fd, pos, by_atom, by_pos, sort_tmp, f, v9, block;
+    /* device, while tuning: T of the timed forward candidate, and whether it differs */
+    pk_cuda_buffer T_alt, tune_differs;
     /* pinned host staging */
     pk_cuda_buffer h_in, h_list, h_check, h_out;
     /* what the list gave, kept while LAMMPS keeps its list (pk_deepmd_args.list_changed):
@@ -94,14 +106,26 @@ __global__ void dp_env_kernel(dp_hd_model m, dp_hd_list l)
     if (tid == 0) dp_hd_env_verdict(&l, ii, first_overlap, first_range);
 }
 
-template <bool Mixed>
-__global__ void dp_forward_kernel(dp_hd_model m, dp_hd_list l, double *T)
+/* Columns per thread (1, 2, 4) and the embedding width (NG, or 0: m.ng) are constants. */
+template <bool Mixed, int Columns, int NG>
+__global__ void dp_forward_kernel(dp_hd_model m, dp_hd_list l, int inum, int width,
+                                  int centres, double *T)
 {
-    const int ii = blockIdx.x, col = threadIdx.x;
-    if (col >= m.ng || l.mtype[l.centre[ii]] < 0) return;
-    double *Tc = T + (size_t)ii * 4 * m.ng;
-    if (Mixed) dp_hd_forward_column_f(&m, &l, ii, col, Tc);
-    else dp_hd_forward_column(&m, &l, ii, col, Tc);
+    const int ng = NG ? NG : m.ng;
+    int ii, first;
+    if (!dp_hd_forward_place(inum, ng, width, centres, blockIdx.x, threadIdx.x, &ii, &first) ||
+        l.mtype[l.centre[ii]] < 0)
+        return;
+    double *Tc = T + (size_t)ii * 4 * ng;
+    if (Mixed) dp_hd_forward_columns_f(&m, &l, ii, first, width, Columns, ng, Tc);
+    else dp_hd_forward_columns(&m, &l, ii, first, width, Columns, ng, Tc);
+}
+
+/* *differs = 1 when a and b (n doubles) differ in any bit. */
+__global__ void dp_same_bits_kernel(const double *a, const double *b, size_t n, int *differs)
+{
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n && __double_as_longlong(a[k]) != __double_as_longlong(b[k])) atomicOr(differs, 1);
 }
 
 /* D (nb x ng*axis) of the centres perm[0, nb). */
@@ -170,10 +194,11 @@ __global__ void dp_dedt_kernel(const double *T, const double *g, int W, const in
 }
 
 /* Thread p: list position p; the kept neighbour in that place of its centre's row. */
-template <bool Mixed>
+template <bool Mixed, int NG>
 __global__ void dp_pair_kernel(dp_hd_model m, dp_hd_list l, int inum, int npos,
                                const double *dEdT, double *fd)
 {
+    const int ng = NG ? NG : m.ng;
     const int p = blockIdx.x * blockDim.x + threadIdx.x;
     if (p >= npos) return;
     const int ii = dp_hd_lower_bound(l.offset, inum + 1, p + 1) - 1;
@@ -181,9 +206,9 @@ __global__ void dp_pair_kernel(dp_hd_model m, dp_hd_list l, int inum, int npos,
     const dp_hd_nbr n = l.nbr[p];
     const int ti = l.mtype[l.centre[ii]];
     double F[3];
-    const double *g = dEdT + (size_t)ii * 4 * m.ng;
-    if (Mixed) dp_hd_pair_force_f(&m, ti, &n, g, F);
-    else dp_hd_pair_force(&m, ti, &n, g, F);
+    const double *g = dEdT + (size_t)ii * 4 * ng;
+    if (Mixed) dp_hd_pair_force_f(&m, ng, ti, &n, g, F);
+    else dp_hd_pair_force(&m, ng, ti, &n, g, F);
     double *e = fd + 6 * ((size_t)l.offset[ii] + n.src);
     for (int k = 0; k < 3; k++) {
         e[k] = F[k];
@@ -231,6 +256,13 @@ static pk_code gemm_abt(dp_cuda *s, int M, int N, int K, const double *A, int ld
 
 static int cuda_available(char *why, size_t len) { return pk_cuda_available(why, len); }
 
+static pk_code cuda_check(cudaError_t err, const char *what, pk_status *st)
+{
+    if (err == cudaSuccess) return PK_OK;
+    return pk_fail(st, PK_ERR_NUMERIC, "deepmd/pk cuda backend: %s failed: %s", what,
+                   cudaGetErrorString(err));
+}
+
 static void cuda_release(void *state)
 {
     dp_cuda *s = (dp_cuda *)state;
@@ -241,6 +273,10 @@ static void cuda_release(void *state)
                                 &s->fd, &s->pos, &s->by_atom, &s->by_pos, &s->sort_tmp, &s->f,
                                 &s->v9, &s->block};
     for (pk_cuda_buffer *b : device) pk_cuda_release(&s->cuda, b);
+    pk_cuda_release(&s->cuda, &s->T_alt);
+    pk_cuda_release(&s->cuda, &s->tune_differs);
+    for (void *ev : s->ev)
+        if (ev) cudaEventDestroy((cudaEvent_t)ev);
     pk_cuda_buffer *host[] = {&s->h_in, &s->h_list, &s->h_check, &s->h_out};
     for (pk_cuda_buffer *b : host) pk_cuda_host_release(b);
     if (s->blas) cublasDestroy(s->blas);
@@ -385,7 +421,9 @@ static pk_code cuda_init(void *model, const pk_backend_request *req, void **stat
     dp_cuda *s = (dp_cuda *)calloc(1, sizeof *s);
     if (!s) return pk_fail(st, PK_ERR_MEMORY, "out of host memory for the CUDA backend");
     s->mixed = info->precision == PK_PRECISION_MIXED;
-    s->ng_threads = (dp->m.ng + 31) / 32 * 32;
+    const int ng = dp->m.ng;
+    s->ng_fixed = ng == 100 || ng == 128 ? ng : 0;
+    dp_tuner_init(&s->tune, &dp->opt.cuda, ng);
     if (pk_cuda_open(&s->cuda, req, info, st) ||
         blas_check(cublasCreate(&s->blas), "handle creation", st) ||
         blas_check(cublasSetStream(s->blas, (cudaStream_t)s->cuda.stream), "stream", st) ||
@@ -393,6 +431,18 @@ static pk_code cuda_init(void *model, const pk_backend_request *req, void **stat
         cuda_release(s);
         return st->code;
     }
+    for (void *&ev : s->ev)
+        if (cuda_check(cudaEventCreate((cudaEvent_t *)&ev), "creating the tuner's events",
+                       st)) {
+            cuda_release(s);
+            return st->code;
+        }
+    char text[1024];
+    dp_tuner_describe(&s->tune, text, sizeof text);
+    pk_log(&dp->opt.log, "deepmd/pk: cuda forward and pair kernels %s %d; %s",
+           s->ng_fixed ? "compiled for this model's embedding width"
+                       : "for any embedding width (compiled for 100 and 128), this model's",
+           ng, text);
     *state = s;
     return PK_OK;
 }
@@ -400,6 +450,70 @@ static pk_code cuda_init(void *model, const pk_backend_request *req, void **stat
 static pk_code launched(dp_cuda *s, const char *what, pk_status *st)
 {
     return pk_cuda_launched(&s->cuda, what, st);
+}
+
+/* The forward kernel of shape f into T (4 ng doubles per centre). */
+template <bool Mixed, int NG>
+static void forward_shape(const dp_cuda *s, const dp_fwd_shape &f, const dp_hd_list &l,
+                          int inum, double *T)
+{
+    const int grid = blocks(inum, f.centres), block = f.width * f.centres;
+    cudaStream_t stream = (cudaStream_t)s->cuda.stream;
+    if (f.columns == 1)
+        dp_forward_kernel<Mixed, 1, NG><<<grid, block, 0, stream>>>(s->hm, l, inum, f.width,
+                                                                    f.centres, T);
+    else if (f.columns == 2)
+        dp_forward_kernel<Mixed, 2, NG><<<grid, block, 0, stream>>>(s->hm, l, inum, f.width,
+                                                                    f.centres, T);
+    else
+        dp_forward_kernel<Mixed, 4, NG><<<grid, block, 0, stream>>>(s->hm, l, inum, f.width,
+                                                                    f.centres, T);
+}
+
+template <bool Mixed>
+static pk_code forward(dp_cuda *s, const dp_fwd_shape &f, const dp_hd_list &l, int inum,
+                       double *T, pk_status *st)
+{
+    if (inum == 0) return PK_OK;
+    if (s->ng_fixed == 100) forward_shape<Mixed, 100>(s, f, l, inum, T);
+    else if (s->ng_fixed == 128) forward_shape<Mixed, 128>(s, f, l, inum, T);
+    else forward_shape<Mixed, 0>(s, f, l, inum, T);
+    return launched(s, "deepmd forward kernel", st);
+}
+
+template <bool Mixed>
+static pk_code pair_forces(dp_cuda *s, const dp_hd_list &l, int inum, int npos, int threads,
+                           pk_status *st)
+{
+    if (npos == 0) return PK_OK;
+    cudaStream_t stream = (cudaStream_t)s->cuda.stream;
+    const int grid = blocks(npos, threads);
+    const double *dEdT = (const double *)s->dEdT.ptr;
+    double *fd = (double *)s->fd.ptr;
+    if (s->ng_fixed == 100)
+        dp_pair_kernel<Mixed, 100><<<grid, threads, 0, stream>>>(s->hm, l, inum, npos, dEdT, fd);
+    else if (s->ng_fixed == 128)
+        dp_pair_kernel<Mixed, 128><<<grid, threads, 0, stream>>>(s->hm, l, inum, npos, dEdT, fd);
+    else
+        dp_pair_kernel<Mixed, 0><<<grid, threads, 0, stream>>>(s->hm, l, inum, npos, dEdT, fd);
+    return launched(s, "deepmd pair kernel", st);
+}
+
+static pk_code mark(dp_cuda *s, int k, pk_status *st)
+{
+    return cuda_check(cudaEventRecord((cudaEvent_t)s->ev[k], (cudaStream_t)s->cuda.stream),
+                      "recording a tuner event", st);
+}
+
+/* Milliseconds between events a and b (both done). */
+static pk_code elapsed(const dp_cuda *s, int a, int b, double *ms, pk_status *st)
+{
+    float t = 0.0f;
+    if (cuda_check(cudaEventElapsedTime(&t, (cudaEvent_t)s->ev[a], (cudaEvent_t)s->ev[b]),
+                   "reading a tuner event", st))
+        return st->code;
+    *ms = t;
+    return PK_OK;
 }
 
 /* Fitting nets of the nb centres perm[0, nb) of type t: energies into e, dE/dT. */
@@ -474,6 +588,24 @@ static pk_code report_error(const pk_deepmd *dp, dp_cuda *s, const pk_atoms *at,
     const double *c;
     dp_fused_lookup(m, &dp->tab, ti, &n, Rh, &c, &x);
     return dp_fused_range_error(m, &dp->tab, i, ti, &n, Rh[0], at->tag, st);
+}
+
+/* A timed step's timings to the tuner; once it has chosen, the log line, and the scratch
+ * T goes. */
+static pk_code tuning_record(const pk_deepmd *dp, dp_cuda *s, int kf, int kp, pk_status *st)
+{
+    double fwd_ms = 0.0, pair_ms = 0.0, gather_ms = 0.0;
+    if ((kf >= 0 && elapsed(s, 0, 1, &fwd_ms, st)) ||
+        (kp >= 0 && (elapsed(s, 2, 3, &pair_ms, st) || elapsed(s, 4, 5, &gather_ms, st))))
+        return st->code;
+    dp_tuner_record(&s->tune, kf, fwd_ms, kf >= 0 && s->differs, kp, pair_ms + gather_ms);
+    if (s->tune.tuning) return PK_OK;
+    pk_cuda_release(&s->cuda, &s->T_alt);
+    pk_cuda_release(&s->cuda, &s->tune_differs);
+    char text[2048];
+    dp_tuner_describe(&s->tune, text, sizeof text);
+    pk_log(&dp->opt.log, "deepmd/pk: %s", text);
+    return PK_OK;
 }
 
 static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *out, pk_status *st)
@@ -564,6 +696,15 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
         pk_cuda_reserve(&s->cuda, &s->block, sizeof(double) * ((size_t)nb_e + 9 * (size_t)nb_v) + 8,
                         "energy and virial sums", st))
         return st->code;
+    /* the shape of this step; a timed step also runs forward candidate kf into T_alt */
+    dp_launch use;
+    int kf, kp;
+    const int timed = dp_tuner_next(&s->tune, &use, &kf, &kp);
+    const size_t nT = (size_t)inum * w4;
+    if (kf >= 0 &&
+        (pk_cuda_reserve(&s->cuda, &s->T_alt, sizeof(double) * nT + 8, "T (tuning)", st) ||
+         pk_cuda_reserve(&s->cuda, &s->tune_differs, sizeof(int), "tuning flag", st)))
+        return st->code;
     cudaStream_t stream = (cudaStream_t)s->cuda.stream;
     if (pk_cuda_upload(&s->cuda, s->x.ptr, h_x, xb, "positions", st) ||
         pk_cuda_upload(&s->cuda, s->mtype.ptr, h_mtype, sizeof(int) * (size_t)nall, "atom types", st))
@@ -617,26 +758,33 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     if (pk_cuda_zero(&s->cuda, s->e.ptr, sizeof(double) * (size_t)inum + 8, "atom energies", st) ||
         pk_cuda_zero(&s->cuda, s->fd.ptr, sizeof(double) * 6 * npos_z + 8, "pair forces", st))
         return st->code;
-    if (inum > 0) {
-        if (s->mixed)
-            dp_forward_kernel<true><<<inum, s->ng_threads, 0, stream>>>(s->hm, l, (double *)s->T.ptr);
-        else
-            dp_forward_kernel<false><<<inum, s->ng_threads, 0, stream>>>(s->hm, l, (double *)s->T.ptr);
-        if (launched(s, "deepmd forward kernel", st)) return st->code;
+    double *T = (double *)s->T.ptr, *T_alt = (double *)s->T_alt.ptr;
+    /* T rows of centres of no handled type are written by no shape: zeroed for the
+     * comparison */
+    if (kf >= 0 && (pk_cuda_zero(&s->cuda, T, sizeof(double) * nT, "T", st) ||
+                    pk_cuda_zero(&s->cuda, T_alt, sizeof(double) * nT, "T (tuning)", st) ||
+                    pk_cuda_zero(&s->cuda, s->tune_differs.ptr, sizeof(int), "tuning flag", st)))
+        return st->code;
+    if ((s->mixed ? forward<true> : forward<false>)(s, use.fwd, l, inum, T, st)) return st->code;
+    if (kf >= 0) {
+        if (mark(s, 0, st) ||
+            (s->mixed ? forward<true> : forward<false>)(s, s->tune.fwd[kf], l, inum, T_alt, st) ||
+            mark(s, 1, st))
+            return st->code;
+        if (nT > 0) {
+            dp_same_bits_kernel<<<blocks(nT, THREADS), THREADS, 0, stream>>>(
+                T, T_alt, nT, (int *)s->tune_differs.ptr);
+            if (launched(s, "deepmd tuning comparison", st)) return st->code;
+        }
     }
     for (int t = 0; t < nt; t++)
         if (gcount[t] > 0 &&
             fit_type(dp, s, t, (const int *)s->perm.ptr + gfirst[t], gcount[t], st))
             return st->code;
-    if (npos > 0) {
-        if (s->mixed)
-            dp_pair_kernel<true><<<blocks(npos, THREADS), THREADS, 0, stream>>>(
-                s->hm, l, inum, npos, (const double *)s->dEdT.ptr, (double *)s->fd.ptr);
-        else
-            dp_pair_kernel<false><<<blocks(npos, THREADS), THREADS, 0, stream>>>(
-                s->hm, l, inum, npos, (const double *)s->dEdT.ptr, (double *)s->fd.ptr);
-        if (launched(s, "deepmd pair kernel", st)) return st->code;
-    }
+    if ((kp >= 0 && mark(s, 2, st)) ||
+        (s->mixed ? pair_forces<true> : pair_forces<false>)(s, l, inum, npos, use.threads, st) ||
+        (kp >= 0 && mark(s, 3, st)))
+        return st->code;
     if (npos > 0 && fresh) {
         dp_iota_kernel<<<blocks(npos, THREADS), THREADS, 0, stream>>>((int *)s->pos.ptr, npos);
         if (launched(s, "deepmd list positions", st)) return st->code;
@@ -657,13 +805,15 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
     }
     /* forces and per-atom virials by gather; energy and virial sums */
     double *block = (double *)s->block.ptr;
+    if (kp >= 0 && mark(s, 4, st)) return st->code;
     if (nall > 0) {
-        dp_gather_kernel<<<blocks(nall, THREADS), THREADS, 0, stream>>>(
+        dp_gather_kernel<<<blocks(nall, use.threads), use.threads, 0, stream>>>(
             (const int *)s->centre_of.ptr, (const int *)s->offset.ptr, (const double *)s->fd.ptr,
             (const int *)s->by_atom.ptr, (const int *)s->by_pos.ptr, npos, nall,
             (double *)s->f.ptr, (double *)s->v9.ptr);
         if (launched(s, "deepmd force gather kernel", st)) return st->code;
     }
+    if (kp >= 0 && mark(s, 5, st)) return st->code;
     if (out->want_energy && inum > 0) {
         pk_block_sums_kernel<<<nb_e, PK_SUM_THREADS, 0, stream>>>((const double *)s->e.ptr, inum, 1, block);
         if (launched(s, "deepmd energy sum", st)) return st->code;
@@ -683,8 +833,11 @@ static pk_code cuda_compute(void *model, void *state, const void *args, pk_out *
                                         "per-atom energies", st)) ||
         pk_cuda_download(&s->cuda, h_block, block, sizeof(double) * ((size_t)nb_e + 9 * (size_t)nb_v),
                          "energy and virial sums", st) ||
+        (kf >= 0 && pk_cuda_download(&s->cuda, &s->differs, s->tune_differs.ptr, sizeof(int),
+                                     "tuning flag", st)) ||
         pk_cuda_sync(&s->cuda, "the deepmd step", st))
         return st->code;
+    if (timed && tuning_record(dp, s, kf, kp, st)) return st->code;
 
     for (int k = 0; k < nall; k++)
         for (int c = 0; c < 3; c++) out->f[k][c] += h_f[3 * (size_t)k + c];

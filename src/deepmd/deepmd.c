@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "deepmd_internal.h"
+#include "deepmd_launch.h"
 
 void pk_deepmd_options_default(pk_deepmd_options *o)
 {
@@ -18,6 +19,7 @@ void pk_deepmd_options_default(pk_deepmd_options *o)
     o->table_step = 0.01;
     o->table_rmin = 0.5;
     o->table_extrapolate = 5.0;
+    o->cuda.tune = 1;
     const char *tt = getenv("PAIRKIT_DEEPMD_TANH_TABLE");
     o->tanh_table = tt && !strcmp(tt, "1");
 }
@@ -110,6 +112,10 @@ pk_deepmd *pk_deepmd_load(const char *path, const pk_deepmd_options *o, pk_statu
         return NULL;
     }
     const dp_model *m = &dp->m;
+    if (dp_launch_check(&o->cuda, m->ng, st)) {
+        pk_deepmd_destroy(dp);
+        return NULL;
+    }
     pk_log(&o->log, "deepmd/pk: %s: se_e2_a, %d types, rcut %g, rcut_smth %g, sum(sel) %d, "
            "ng %d, axis %d, type_one_side %d", path, m->ntypes, m->rcut, m->rcut_smth,
            m->nnei, m->ng, m->axis, m->one_side);

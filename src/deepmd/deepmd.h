@@ -65,6 +65,18 @@ extern "C" {
 
 typedef struct pk_deepmd pk_deepmd;
 
+/* The CUDA backend's launch shape as the input fixes it (pair_style keywords cuda_tune,
+ * cuda_columns, cuda_centres, cuda_threads; other backends ignore it). A field left 0 is
+ * the tuner's: the backend times the candidate values on its first steps and keeps the
+ * fastest (deepmd_launch.h). Every shape gives the same bits. */
+typedef struct {
+    int tune;      /* 1 (default): tune the free fields; 0: take their defaults */
+    int columns;   /* columns of T per thread of the forward kernel: 1, 2 or 4 */
+    int centres;   /* centres per block of the forward kernel: 1 .. 64 */
+    int threads;   /* threads per block of the pair-force and force-gather kernels: a
+                      multiple of 32 in 32 .. 1024 */
+} pk_deepmd_launch;
+
 typedef struct {
     int tabulate;              /* 1: tabulated fused kernel (default); 0: exact kernel */
     double table_step;         /* fine-range interval in s (default 0.01) */
@@ -79,9 +91,17 @@ typedef struct {
                                   deepmd_vtanh.c). The default is 1 when the
                                   environment has PAIRKIT_DEEPMD_TANH_TABLE=1. */
     pk_logger log;             /* load-time messages (table sizes); may be empty */
+    pk_deepmd_launch cuda;     /* the CUDA backend's launch shape (default: tuned) */
 } pk_deepmd_options;
 
 void pk_deepmd_options_default(pk_deepmd_options *o);
+/* When key is cuda_tune (value yes|no), cuda_columns, cuda_centres or cuda_threads (an
+ * integer): read value into l and return 1, with st saying whether the value was good
+ * (PK_ERR_ARG naming the keyword, the value and the choices). Otherwise 0, st untouched.
+ * pk_deepmd_load checks the shape against the model (a forward block holds at most 1024
+ * threads). */
+int pk_deepmd_launch_parse(pk_deepmd_launch *l, const char *key, const char *value,
+                           pk_status *st);
 
 /* Read a DeePMD-kit v3 serialized model (.yaml or .dp) and build the tables if asked.
  * Returns NULL and fills st (file:line: key: problem) on failure. */

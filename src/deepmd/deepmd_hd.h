@@ -273,29 +273,53 @@ PK_HD int dp_hd_nreal(const dp_hd_model *m, const int *count, int t)
     return count[t] < m->sel[t] ? count[t] : m->sel[t];
 }
 
+/* Thread tid of block `block` of the forward kernel (deepmd_launch.h): its centre *ii and
+ * first column *first; 0 when it has no centre (past inum or past the centre's columns). */
+PK_HD int dp_hd_forward_place(int inum, int ng, int width, int centres, int block, int tid,
+                              int *ii, int *first)
+{
+    *ii = block * centres + tid / width;
+    *first = tid % width;
+    return *ii < inum && *first < ng;
+}
+
+/* Most columns of T one forward thread computes. */
+#define DP_HD_MAX_COLUMNS 4
+
 /* The per-thread bodies that exist in a double and a float (mixed) form: the table is read
  * as COEF (double or float) and G evaluated in that type; sums are double. SUFFIX names the
- * form (empty or _f), COEF_FIELD the table (coef or coef_f). */
+ * form (empty or _f), COEF_FIELD the table (coef or coef_f). ng is m->ng, passed so that a
+ * kernel specialised for one width sees a constant. */
 #define DP_HD_TABLE_FUNCTIONS(SUFFIX, COEF, COEF_FIELD)                                     \
-    /* Thread m of the forward pass of a centre: column m of T (4 x ng, divided by N),     \
-     * padding slots first, then the kept neighbours in slot order (dp_fused_forward).  */  \
-    PK_HD void dp_hd_forward_column##SUFFIX(const dp_hd_model *m, const dp_hd_list *l,      \
-                                            int ii, int col, double *T)                     \
+    /* A thread of the forward pass of a centre: the columns first + u stride (u < ncol,    \
+     * those < ng) of T (4 x ng, divided by N), padding slots first, then the kept         \
+     * neighbours in slot order (dp_fused_forward), each looked up once for all its        \
+     * columns. A column's sum is the same sequence of operations for any first, stride    \
+     * and ncol: the launch shape does not change the bits. Columns past ng repeat column  \
+     * ng - 1 unstored (no branch in the loop).                                         */  \
+    PK_HD void dp_hd_forward_columns##SUFFIX(const dp_hd_model *m, const dp_hd_list *l,     \
+                                             int ii, int first, int stride, int ncol,       \
+                                             int ng, double *T)                             \
     {                                                                                       \
-        const int i = l->centre[ii], ti = l->mtype[i], nt = m->ntypes, ng = m->ng;          \
+        const int i = l->centre[ii], ti = l->mtype[i], nt = m->ntypes;                      \
         const int *count = l->count + (size_t)ii * nt;                                      \
-        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;                                      \
-        for (int t = 0; t < nt; t++) {                                                      \
-            const double *P = m->pad + m->pad_off[ti * nt + t];                             \
-            const int nr = dp_hd_nreal(m, count, t);                                        \
-            if (m->pad_uniform[ti * nt + t]) {                                              \
-                const double npad = m->sel[t] - nr;                                         \
-                t0 += npad * P[col]; t1 += npad * P[ng + col];                              \
-                t2 += npad * P[2 * ng + col]; t3 += npad * P[3 * ng + col];                 \
+        int col[DP_HD_MAX_COLUMNS];                                                         \
+        double t[DP_HD_MAX_COLUMNS][4];                                                     \
+        for (int u = 0; u < ncol; u++) {                                                    \
+            col[u] = first + u * stride < ng ? first + u * stride : ng - 1;                 \
+            t[u][0] = t[u][1] = t[u][2] = t[u][3] = 0.0;                                    \
+        }                                                                                   \
+        for (int tj = 0; tj < nt; tj++) {                                                   \
+            const double *P = m->pad + m->pad_off[ti * nt + tj];                            \
+            const int nr = dp_hd_nreal(m, count, tj);                                       \
+            if (m->pad_uniform[ti * nt + tj]) {                                             \
+                const double npad = m->sel[tj] - nr;                                        \
+                for (int u = 0; u < ncol; u++)                                              \
+                    for (int d = 0; d < 4; d++) t[u][d] += npad * P[d * ng + col[u]];       \
             } else {                                                                        \
                 P += (size_t)nr * 4 * ng;                                                   \
-                t0 += P[col]; t1 += P[ng + col]; t2 += P[2 * ng + col];                     \
-                t3 += P[3 * ng + col];                                                      \
+                for (int u = 0; u < ncol; u++)                                              \
+                    for (int d = 0; d < 4; d++) t[u][d] += P[d * ng + col[u]];              \
             }                                                                               \
         }                                                                                   \
         const dp_hd_nbr *row = l->nbr + l->offset[ii];                                      \
@@ -306,24 +330,27 @@ PK_HD int dp_hd_nreal(const dp_hd_model *m, const int *count, int t)
             if (!dp_hd_lookup(m, ti, &row[q], Rh, &k, &dt)) continue; /* flagged */         \
             const COEF *c = m->COEF_FIELD +                                                 \
                             m->coef_off[dp_hd_emb_index(m, ti, row[q].type)] +             \
-                            (size_t)k * ng * 6 + col;                                       \
+                            (size_t)k * ng * 6;                                             \
             const COEF x = (COEF)dt;                                                        \
-            const COEF G = c[0] + x * (c[ng] + x * (c[2 * ng] + x * (c[3 * ng] +            \
-                           x * (c[4 * ng] + x * c[5 * ng]))));                              \
-            t0 += Rh[0] * (double)G; t1 += Rh[1] * (double)G;                               \
-            t2 += Rh[2] * (double)G; t3 += Rh[3] * (double)G;                               \
+            for (int u = 0; u < ncol; u++) {                                                \
+                const COEF *cu = c + col[u];                                                \
+                const COEF G = cu[0] + x * (cu[ng] + x * (cu[2 * ng] + x * (cu[3 * ng] +    \
+                               x * (cu[4 * ng] + x * cu[5 * ng]))));                        \
+                for (int d = 0; d < 4; d++) t[u][d] += Rh[d] * (double)G;                   \
+            }                                                                               \
         }                                                                                   \
         const double invN = 1.0 / m->nnei;                                                  \
-        T[col] = t0 * invN; T[ng + col] = t1 * invN;                                        \
-        T[2 * ng + col] = t2 * invN; T[3 * ng + col] = t3 * invN;                           \
+        for (int u = 0; u < ncol; u++)                                                      \
+            if (first + u * stride < ng)                                                    \
+                for (int d = 0; d < 4; d++) T[d * ng + col[u]] = t[u][d] * invN;            \
     }                                                                                       \
                                                                                             \
     /* Force on neighbour n of a centre of type ti from dE/dT (4 x ng): F = -dE/dd         \
      * (dp_fused_backward's row gradient, then dp_env_scatter's chain rule). */             \
-    PK_HD void dp_hd_pair_force##SUFFIX(const dp_hd_model *m, int ti, const dp_hd_nbr *n,   \
-                                        const double *dEdT, double F[3])                    \
+    PK_HD void dp_hd_pair_force##SUFFIX(const dp_hd_model *m, int ng, int ti,               \
+                                        const dp_hd_nbr *n, const double *dEdT,             \
+                                        double F[3])                                        \
     {                                                                                       \
-        const int ng = m->ng;                                                               \
         double Rh[4], dt, g[4] = {0.0, 0.0, 0.0, 0.0}, gs = 0.0;                            \
         int k;                                                                              \
         F[0] = F[1] = F[2] = 0.0;                                                           \

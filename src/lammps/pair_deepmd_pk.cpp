@@ -39,13 +39,18 @@ PairDeepMDPK::~PairDeepMDPK()
 }
 
 /* pair_style deepmd/pk model [tabulate yes|no] [table_step x] [table_rmin r]
- *                      [backend auto|cpu|cuda|sve] [precision double|mixed] [device N] */
+ *                      [backend auto|cpu|cuda|sve] [precision double|mixed] [device N]
+ *                      [cuda_tune yes|no] [cuda_columns 1|2|4] [cuda_centres N]
+ *                      [cuda_threads N]
+ * The cuda_* keywords fix the CUDA backend's launch shape (deepmd.h: pk_deepmd_launch);
+ * other backends ignore them. */
 void PairDeepMDPK::settings(int narg, char **arg)
 {
   if (narg < 1)
     error->all(FLERR, "Illegal {} command: expected model.yaml|model.dp [tabulate yes|no] "
                       "[table_step x] [table_rmin r] [backend auto|cpu|cuda|sve] "
-                      "[precision double|mixed] [device N]", STYLE);
+                      "[precision double|mixed] [device N] [cuda_tune yes|no] "
+                      "[cuda_columns 1|2|4] [cuda_centres N] [cuda_threads N]", STYLE);
   path = arg[0];
   pk_deepmd_options o;
   pk_deepmd_options_default(&o);
@@ -57,7 +62,10 @@ void PairDeepMDPK::settings(int narg, char **arg)
     if (PairKit::parse_backend_keyword(lmp, STYLE, narg, arg, iarg, backend)) continue;
     if (iarg + 1 >= narg)
       error->all(FLERR, "Illegal {} command: keyword {} needs a value", STYLE, arg[iarg]);
-    if (strcmp(arg[iarg], "tabulate") == 0)
+    pk_status st;
+    if (pk_deepmd_launch_parse(&o.cuda, arg[iarg], arg[iarg + 1], &st))
+      PairKit::check(lmp, STYLE, st, true);
+    else if (strcmp(arg[iarg], "tabulate") == 0)
       tabulate = utils::logical(FLERR, arg[iarg + 1], false, lmp);
     else if (strcmp(arg[iarg], "table_step") == 0)
       table_step = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
@@ -65,7 +73,8 @@ void PairDeepMDPK::settings(int narg, char **arg)
       table_rmin = utils::numeric(FLERR, arg[iarg + 1], false, lmp);
     else
       error->all(FLERR, "Illegal {} keyword: {} (expected tabulate, table_step, table_rmin, "
-                        "backend, precision or device)", STYLE, arg[iarg]);
+                        "backend, precision, device, cuda_tune, cuda_columns, cuda_centres or "
+                        "cuda_threads)", STYLE, arg[iarg]);
   }
   if (!(table_step > 0.0))
     error->all(FLERR, "{}: table_step must be > 0 (got {})", STYLE, table_step);

@@ -9,6 +9,10 @@ deepmd_decomposition.py:
   steps reuse the list kept on the device (pk_deepmd_list_kept): backend cuda in double on
   1, 2 and 4 MPI ranks (all on one GPU) against backend cpu on 1 rank, positions within
   1e-8 A; a rerun on 1 rank gives bitwise the same trajectory;
+- launch shapes: that trajectory (whose first 23 steps tune the launch shape) is bitwise the
+  same with the shape fixed by the cuda_* keywords, in double and mixed precision; the log
+  names the kernels compiled for the model's embedding width (100) and reports the tuner's
+  choice, no shape having given other bits;
 - energy conservation: 2000 steps of NVE of the 1536-atom box of deepmd_nve.py, in double
   and in mixed precision, drift and fluctuation after the first 50 fs within the bounds of
   deepmd_nve.py (the cpu backend's test), mixed with 5x their room.
@@ -118,6 +122,28 @@ for precision, rtol in (("double", 1e-10), ("mixed", 1e-4))[:2 if BACKEND == "cu
 x_ref = run(with_style(TRAJECTORY, "backend cpu"), files=SMALL).dump("final.dump")
 chk.trajectories(lambda n: run(with_style(TRAJECTORY, f"backend {BACKEND}"), files=SMALL,
                                 nprocs=n), x_ref, BACKEND, 100, 1e-8)
+
+# launch shapes: fixed ones give the tuned run's bits (the widest and narrowest forward shapes,
+# the smallest and largest pair blocks)
+SHAPES = ("cuda_tune no", "cuda_columns 4 cuda_centres 16 cuda_threads 512",
+          "cuda_columns 2 cuda_centres 1 cuda_threads 32",
+          "cuda_columns 1 cuda_centres 8 cuda_threads 1024")
+for precision in ("double", "mixed")[:2 if BACKEND == "cuda" else 1]:
+    words = f"backend {BACKEND} precision {precision}"
+    tuned = run(with_style(TRAJECTORY, words), files=SMALL)
+    if BACKEND == "cuda":
+        chk.contains(tuned.output, "deepmd/pk: cuda forward and pair kernels compiled for this "
+                     "model's embedding width 100", f"{precision}: specialised kernels")
+        line = next((l for l in tuned.output.splitlines() if "cuda launch tuned" in l), "")
+        print(f"{precision}: {line}")
+        chk.contains(line, "cuda launch tuned on compute calls 2-23", f"{precision}: tuner log")
+        chk.check("its bits differ" not in line, f"{precision}: a shape gave other bits")
+    x_tuned = tuned.dump("final.dump")
+    for shape in SHAPES:
+        got = run(with_style(TRAJECTORY, f"{words} {shape}"), files=SMALL)
+        same = got.dump("final.dump") == x_tuned
+        print(f"{precision}, {shape}: trajectory bitwise the tuned run's: {same}")
+        chk.check(same, f"{precision}, {shape}: trajectory not bitwise the tuned run's")
 
 # energy conservation (GPU only: the cpu backend has its own test, deepmd_nve.py)
 if BACKEND == "cuda":

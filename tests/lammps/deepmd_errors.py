@@ -124,6 +124,17 @@ CASES = [
      ["unknown backend 'bogus': expected auto, cpu, cuda or sve"]),
     ("backend without value", script("deepmd/pk model.yaml backend"), {},
      ["backend needs a value"]),
+    # the CUDA backend's launch shape: checked when the pair style is read, on any machine
+    ("cuda_columns 3", script("deepmd/pk model.yaml cuda_columns 3"), {},
+     ["pair_style deepmd/pk: cuda_columns must be 1, 2 or 4 (got '3')"]),
+    ("cuda_centres 0", script("deepmd/pk model.yaml cuda_centres 0"), {},
+     ["pair_style deepmd/pk: cuda_centres must be an integer in 1 .. 64 (got '0')"]),
+    ("cuda_threads 100", script("deepmd/pk model.yaml cuda_threads 100"), {},
+     ["pair_style deepmd/pk: cuda_threads must be a multiple of 32 in 32 .. 1024 (got '100')"]),
+    ("cuda_tune maybe", script("deepmd/pk model.yaml cuda_tune maybe"), {},
+     ["pair_style deepmd/pk: cuda_tune must be yes or no (got 'maybe')"]),
+    ("cuda_threads without value", script("deepmd/pk model.yaml cuda_threads"), {},
+     ["keyword cuda_threads needs a value"]),
 ]
 # With CUDA built (PK_CUDA_BUILT=1, set by CMake) backend cuda may run; without, it must say so.
 if os.environ.get("PK_CUDA_BUILT") != "1":
@@ -148,6 +159,11 @@ res = run(script(), files={"model.yaml": MODEL_TEXT, "data.water": DATA}, timeou
 chk.check("ERROR" not in res.output and "WARNING" not in res.output.split("Loop time")[-1],
           "good input: no error or warning")
 chk.contains(res.output, "rcut 6), cpu backend, double precision", "good input: log line")
+# The launch keywords are accepted by every build and ignored by the cpu backend.
+res = run(script("deepmd/pk model.yaml backend cpu cuda_tune no cuda_columns 2 cuda_centres 4 "
+                 "cuda_threads 256"), files={"model.yaml": MODEL_TEXT, "data.water": DATA},
+          timeout=120)
+chk.check("ERROR" not in res.output, "cuda_* keywords with backend cpu: an error")
 
 # A bad backend in the environment is refused, not ignored.
 res = run(script(), files={"model.yaml": MODEL_TEXT, "data.water": DATA},

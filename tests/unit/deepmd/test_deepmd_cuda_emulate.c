@@ -8,12 +8,16 @@
  * the three synthetic models (three types; exclude_types and type_one_side false; sigmoid
  * and softplus; per-slot statistics: padding by suffix sums), periodic and cluster; the water
  * box also squeezed until every centre has more neighbours than sel (truncation; double). The env
- * pass's overlap and table-range verdicts are checked against the cpu backend's errors. */
+ * pass's overlap and table-range verdicts are checked against the cpu backend's errors. The
+ * forward pass runs in the default launch shape; every other shape the tuner may pick
+ * (deepmd_launch.h) must give the same T bit for bit, on these models and on the synthetic
+ * water model of realistic size (embedding width 100, the width of a specialised kernel). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "deepmd_hd_host.h"
+#include "deepmd_launch.h"
 #include "dp_run.h"
 #include "pk_test.h"
 
@@ -188,6 +192,71 @@ static void env_close(env_state *es)
     dp_hd_tables_free(&es->h);
 }
 
+/* dp_forward_kernel with shape f: every thread of every block. */
+static void forward_grid(const dp_hd_model *hm, const dp_hd_list *l, int inum, int ng,
+                         const dp_fwd_shape *f, int mixed, double *T)
+{
+    const int nblocks = (inum + f->centres - 1) / f->centres, threads = f->width * f->centres;
+    for (int b = 0; b < nblocks; b++)
+        for (int tid = 0; tid < threads; tid++) {
+            int ii, first;
+            if (!dp_hd_forward_place(inum, ng, f->width, f->centres, b, tid, &ii, &first) ||
+                l->mtype[l->centre[ii]] < 0)
+                continue;
+            double *Tc = T + (size_t)ii * 4 * ng;
+            if (mixed) dp_hd_forward_columns_f(hm, l, ii, first, f->width, f->columns, ng, Tc);
+            else dp_hd_forward_columns(hm, l, ii, first, f->width, f->columns, ng, Tc);
+        }
+}
+
+/* The backend's launch candidates for width ng (the defaults first). */
+static const dp_tuner *default_shape(int ng)
+{
+    static dp_tuner t;
+    pk_deepmd_options o;
+    pk_deepmd_options_default(&o);
+    dp_tuner_init(&t, &o.cuda, ng);
+    return &t;
+}
+
+/* The forward pass in every launch shape the tuner may try gives T bitwise equal to the
+ * default shape's, in double and mixed precision, and writes every element of every handled
+ * centre's rows (T starts as all-ones bytes, a NaN). */
+static void check_shapes(const char *name, pk_deepmd *dp, const dp_sys *s)
+{
+    env_state es;
+    env_open(dp, s, &es);
+    const int ng = dp->m.ng, inum = s->nl.inum;
+    const size_t n = (size_t)inum * 4 * ng;
+    const dp_tuner *t = default_shape(ng);
+    double *ref = malloc(sizeof(double) * (n + 1)), *T = malloc(sizeof(double) * (n + 1));
+    int same = 0;
+    for (int mixed = 0; mixed <= 1; mixed++) {
+        memset(ref, 0xff, sizeof(double) * n);
+        forward_grid(&es.hm, &es.l, inum, ng, &t->fwd[0], mixed, ref);
+        int unwritten = 0;
+        for (int ii = 0; ii < inum; ii++)
+            for (int k = 0; es.l.mtype[es.centre[ii]] >= 0 && k < 4 * ng; k++)
+                unwritten += isnan(ref[(size_t)ii * 4 * ng + k]);
+        PK_CHECK(unwritten == 0, "%s: %d elements of T not written", name, unwritten);
+        for (int k = 1; k < t->nfwd; k++) {
+            const dp_fwd_shape *f = &t->fwd[k];
+            memset(T, 0xff, sizeof(double) * n);
+            forward_grid(&es.hm, &es.l, inum, ng, f, mixed, T);
+            const int eq = !memcmp(T, ref, sizeof(double) * n);
+            PK_CHECK(eq, "%s %s: shape %dx%d gives other bits than %dx%d", name,
+                     mixed ? "mixed" : "double", f->columns, f->centres, t->fwd[0].columns,
+                     t->fwd[0].centres);
+            same += eq;
+        }
+    }
+    printf("%-24s ng %3d: %d forward shapes x 2 precisions give T bitwise equal to %dx%d's\n",
+           name, ng, same / 2, t->fwd[0].columns, t->fwd[0].centres);
+    free(ref);
+    free(T);
+    env_close(&es);
+}
+
 /* cuda_compute on the host. */
 static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
 {
@@ -214,13 +283,7 @@ static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
     const size_t ncentre = inum > 0 ? (size_t)inum : 0;
     double *T = calloc(ncentre * w4, sizeof(double)), *dEdT = calloc(ncentre * w4, sizeof(double));
     double *e = calloc(ncentre, sizeof(double)), *fd = calloc(6 * npos + 1, sizeof(double));
-    for (int ii = 0; ii < inum; ii++) {
-        if (mtype[centre[ii]] < 0) continue;
-        for (int col = 0; col < ng; col++) {
-            if (mixed) dp_hd_forward_column_f(&hm, &l, ii, col, T + ii * w4);
-            else dp_hd_forward_column(&hm, &l, ii, col, T + ii * w4);
-        }
-    }
+    forward_grid(&hm, &l, inum, ng, &default_shape(ng)->fwd[0], mixed, T);
     for (int t = 0; t < nt; t++) {
         if (!es.gcount[t]) continue;
         double *S = malloc(sizeof(double) * dp_hd_fit_scratch(m, t, es.gcount[t]));
@@ -234,8 +297,8 @@ static void emulate(pk_deepmd *dp, const dp_sys *s, int mixed, result *r)
         const dp_hd_nbr n = nbr[p];
         double F[3];
         const double *g = dEdT + ii * w4;
-        if (mixed) dp_hd_pair_force_f(&hm, mtype[centre[ii]], &n, g, F);
-        else dp_hd_pair_force(&hm, mtype[centre[ii]], &n, g, F);
+        if (mixed) dp_hd_pair_force_f(&hm, ng, mtype[centre[ii]], &n, g, F);
+        else dp_hd_pair_force(&hm, ng, mtype[centre[ii]], &n, g, F);
         double *q = fd + 6 * ((size_t)offset[ii] + n.src);
         for (int k = 0; k < 3; k++) {
             q[k] = F[k];
@@ -376,6 +439,7 @@ int main(void)
     PK_CHECK(dp != NULL, "%s", st.msg);
     if (dp) {
         compare("deeppot_sea water box", dp, &s, 1);
+        check_shapes("deeppot_sea water box", dp, &s);
         /* the same molecules squeezed to 2.4x the density: more neighbours than sel (the
          * truncation does not depend on the precision) */
         double xs[3 * NAT], Ls = 0.75 * L, boxs[9] = {Ls, 0, 0, 0, Ls, 0, 0, 0, Ls};
@@ -415,9 +479,22 @@ int main(void)
             snprintf(name, sizeof name, "synthetic %s, %s", models[k],
                      cs[c].box ? "periodic" : "cluster");
             compare(name, dp, &s, 1);
+            check_shapes(name, dp, &s);
             dp_sys_free(&s);
         }
         if (nc > 0) dp_cases_free(cs, nc);
+        pk_deepmd_destroy(dp);
+    }
+    /* the synthetic water model (tools/deepmd_synthetic_model.py water) on the water box */
+    const char *water = getenv("PK_DEEPMD_WATER_MODEL");
+    dp = water && *water ? dp_load_path(water, 1, 0, &st) : NULL;
+    PK_CHECK(dp != NULL, "synthetic water model (PK_DEEPMD_WATER_MODEL=%s): %s",
+             water ? water : "(unset)", dp ? "" : st.msg);
+    if (dp) {
+        dp_sys_build(&s, NAT, x, type, box, 7.0);
+        compare("synthetic water (ng 100)", dp, &s, 1);
+        check_shapes("synthetic water (ng 100)", dp, &s);
+        dp_sys_free(&s);
         pk_deepmd_destroy(dp);
     }
     return pk_test_finish();
