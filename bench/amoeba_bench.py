@@ -1,19 +1,59 @@
-"""What the amoeba benches share: one timed LAMMPS run on the CPU, and what they read from a
-run's output (the loop and Pair times, and each style's own split of a force evaluation:
-amoeba/pk's end-of-run report, or LAMMPS's AMOEBA timing breakdown, with amoeba/pk's PCG
-iterations)."""
+"""What the amoeba benches share: the water box's run folder, one timed LAMMPS run on the
+CPU, and what they read from a run's output (the loop and Pair times, and each style's own
+split of a force evaluation: amoeba/pk's end-of-run report, or LAMMPS's AMOEBA timing
+breakdown, with amoeba/pk's PCG iterations)."""
 import os
 import re
+import shutil
 import subprocess
+import sys
 
 import pk_scaling
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
+from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
+
+EWALD = ("ewald", "ewald-alpha", "pewald-alpha", "pme-grid")
+
+
+def water_run(work, lammps_src, reps, pair_style, steps):
+    """Write into folder work the LAMMPS examples/amoeba water box (216 waters) with its key's
+    Ewald lines removed (cutoff 7, taper 6), or its replica reps = (nx, ny, nz) (None: the box
+    itself), `pair_style amoeba` replaced by pair_style and `run 100` by `run steps`: in.box,
+    box.key and the prm and data files it reads."""
+    ex = os.path.join(lammps_src, "examples", "amoeba")
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(ex, "amoeba_water_box.key")) as fh:
+        key = "".join(l + "\n" for l in fh.read().splitlines() if l.split()[:1] not in
+                      [[w] for w in EWALD])
+    with open(os.path.join(ex, "in.water_box.amoeba")) as fh:
+        text = fh.read().replace("amoeba_water_box.key", "box.key")
+    shutil.copy(os.path.join(ex, "amoeba_water.prm"), work)
+    shutil.copy(os.path.join(ex, "data.water_box.amoeba"), work)
+    if reps:
+        with open(os.path.join(ex, "data.water_box.amoeba")) as fh:
+            big = replicated(fh.read(), reps)
+        with open(os.path.join(work, "data.water_big.amoeba"), "w") as fh:
+            fh.write(big)
+        text = text.replace("data.water_box.amoeba", "data.water_big.amoeba")
+        # LAMMPS checks each axis the key gives against the box, exactly: the replica's
+        # lengths as replicated() writes them
+        a = float(re.search(r"^a-axis\s+([\d.]+)", key, flags=re.M).group(1))
+        axes = "".join(f"{c}-axis {a * n}\n" for c, n in zip("abc", reps))
+        key = re.sub(r"^a-axis\s.*\n", axes, key, flags=re.M)
+    with open(os.path.join(work, "box.key"), "w") as fh:
+        fh.write(key)
+    text = re.sub(r"^run\s+100$", f"run {steps}", text, flags=re.M)
+    with open(os.path.join(work, "in.box"), "w") as fh:
+        fh.write(re.sub(r"^pair_style\s+amoeba\s*$", pair_style, text, flags=re.M))
 
 
 def parse(out):
     """{"steps", "atoms", "loop_ms", "pair_ms" (per step), "split" (ms per force evaluation:
     HAL, multipole, induce, polar; None when the output has neither breakdown), "pcg" (None
-    but for amoeba/pk), "lammps" (LAMMPS's version)}, or None when the run printed no
-    timings."""
+    but for amoeba/pk), "mem_mb" (LAMMPS's per-rank memory at setup, Mbytes, the mean over
+    ranks; None when not printed), "lammps" (LAMMPS's version)}, or None when the run
+    printed no timings."""
     loop = re.search(r"Loop time of ([\d.eE+-]+) on \d+ procs for (\d+) steps with (\d+) atoms",
                      out)
     pair = re.search(r"^Pair\s+\|\s+[\d.eE+-]+\s+\|\s+([\d.eE+-]+)", out, flags=re.M)
@@ -28,12 +68,14 @@ def parse(out):
                        r"([\d.eE+-]+).*?Polar\s+time: ([\d.eE+-]+)", out, flags=re.S)
     split, nev = (ours, nsteps + 1) if ours else (theirs, nsteps)
     pcg = re.search(r"PCG iterations per evaluation: mean ([\d.]+)", out)
+    mem = re.search(r"Per MPI rank memory allocation \(min/avg/max\) = [\d.]+ \| ([\d.]+)", out)
     version = re.search(r"LAMMPS \((.*?)\)", out)
     return {"steps": nsteps, "atoms": atoms,
             "loop_ms": 1e3 * float(loop.group(1)) / nsteps,
             "pair_ms": 1e3 * float(pair.group(1)) / nsteps,
             "split": [1e3 * float(v) / nev for v in split.groups()] if split else None,
             "pcg": float(pcg.group(1)) if pcg else None,
+            "mem_mb": float(mem.group(1)) if mem else None,
             "lammps": version.group(1) if version else "?"}
 
 

@@ -70,7 +70,8 @@ typedef struct {
     int *e;
     unsigned char *mk;
     int *h;
-    int n, nh, beyond, close;
+    int n, nh, beyond, close, npol, npc;
+    double pol2;
 } kept;
 
 /* Keep the entries jlist[jj..nn) of atom i (positions x4, xi) with marks pcf (NULL: none
@@ -87,6 +88,8 @@ static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *
         o->beyond += in_pc && far;
         o->close |= r2 < AMOEBA_OVERLAP_R * AMOEBA_OVERLAP_R;
         o->n += !far || in_pc;
+        o->npol += r2 <= o->pol2 || in_pc;
+        o->npc += in_pc;
         if (o->h) {
             o->h[o->nh] = jlist[jj];
             o->nh += r2 <= hcut2;
@@ -102,7 +105,7 @@ static void keep_entries(const int *jlist, int jj, int nn, const unsigned char *
 static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, const lane4 *x4,
                          lane4 xi, double cut2, double hcut2, kept *o)
 {
-    const lane4 c2 = lane4_bcast(cut2), h2 = lane4_bcast(hcut2);
+    const lane4 c2 = lane4_bcast(cut2), h2 = lane4_bcast(hcut2), p2 = lane4_bcast(o->pol2);
     static const unsigned char unmarked[4] = {0, 0, 0, 0};
     int j = 0;
     for (; j + 4 <= nn; j += 4) {
@@ -118,6 +121,8 @@ static int keep_entries4(const int *jlist, int nn, const unsigned char *pcf, con
         o->beyond += __builtin_popcount(pc & far);
         o->close |= lane4_mask((lane4)(r2 < lane4_bcast(AMOEBA_OVERLAP_R * AMOEBA_OVERLAP_R)));
         o->n += __builtin_popcount(keep);
+        o->npol += __builtin_popcount((~lane4_mask((lane4)(r2 > p2)) & 15u) | pc);
+        o->npc += __builtin_popcount(pc);
         if (o->h) {
             const unsigned near = lane4_mask((lane4)(r2 <= h2));
             keep4(jlist + j, near, o->h + o->nh);
@@ -149,7 +154,8 @@ static pk_code overlap_error(const pk_amoeba_list *nl, const pk_atoms *a, pk_sta
 }
 
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const pk_atoms *a,
-                              double cut, int with_pc, double hal_cut, pk_status *st)
+                              double cut, double polar_cut, int with_pc, double hal_cut,
+                              pk_status *st)
 {
     const int inum = nl->inum, with_hal = hal_cut > 0.0, nall = a->nlocal + a->nghost;
     const size_t nrows = (size_t)(inum > 0 ? inum : 1);
@@ -157,10 +163,13 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
     if (pk_buffer_reserve(&p->x4, (size_t)(nall > 0 ? nall : 1), sizeof(lane4), st) ||
         pk_buffer_reserve(&p->first, nrows, sizeof(int), st) ||
         pk_buffer_reserve(&p->count, nrows, sizeof(int), st) ||
+        pk_buffer_reserve(&p->polar_count, nrows, sizeof(int), st) ||
+        pk_buffer_reserve(&p->pc_count, nrows, sizeof(int), st) ||
         (with_hal && (pk_buffer_reserve(&p->hal_first, nrows, sizeof(int), st) ||
                       pk_buffer_reserve(&p->hal_count, nrows, sizeof(int), st))))
         return st->code;
     int *first = p->first.data, *count = p->count.data;
+    int *pcount = p->polar_count.data, *mcount = p->pc_count.data;
     int *hfirst = p->hal_first.data, *hcount = p->hal_count.data;
     for (int ii = 0; ii < inum; ii++) {   /* room for every entry */
         first[ii] = (int)total;
@@ -183,14 +192,15 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
 #pragma omp for schedule(static)
         for (int k = 0; k < nall; k++) x4[k] = (lane4){a->x[k][0], a->x[k][1], a->x[k][2], 0.0};
         /* where this thread's next atom's pairs go: its atoms are packed */
-        kept o = {p->entries.data, p->pc.data, with_hal ? p->hal_entries.data : NULL, -1, -1, 0, 0};
+        kept o = {p->entries.data, p->pc.data, with_hal ? p->hal_entries.data : NULL, -1, -1, 0, 0,
+                  0, 0, polar_cut * polar_cut * (1.0 + 1e-9)};
 #pragma omp for schedule(static)
         for (int ii = 0; ii < inum; ii++) {
             const int i = nl->ilist[ii], nn = nl->numneigh[i];
             const int *jlist = nl->firstneigh[i];
             const unsigned char *pcf = with_pc ? nl->precond + (jlist - base) : NULL;
             if (o.n < 0) o.n = o.nh = first[ii];
-            const int n0 = o.n, nh0 = o.nh;
+            const int n0 = o.n, nh0 = o.nh, np0 = o.npol, nm0 = o.npc;
             int jj = 0;
 #ifdef AMOEBA_LANES_AVX
             jj = keep_entries4(jlist, nn, pcf, x4, x4[i], cut2, hcut2, &o);
@@ -198,6 +208,8 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
             keep_entries(jlist, jj, nn, pcf, x4, x4[i], cut2, hcut2, &o);
             first[ii] = n0;
             count[ii] = o.n - n0;
+            pcount[ii] = o.npol - np0;
+            mcount[ii] = o.npc - nm0;
             if (with_hal) {
                 hfirst[ii] = nh0;
                 hcount[ii] = o.nh - nh0;
@@ -217,8 +229,18 @@ pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, cons
 void pk_amoeba_pairs_free(pk_amoeba_pairs *p)
 {
     pk_buffer *b[] = {&p->first, &p->count, &p->entries, &p->pc, &p->hal_first, &p->hal_count,
-                      &p->hal_entries, &p->x4};
+                      &p->hal_entries, &p->x4, &p->polar_count, &p->pc_count};
     for (size_t j = 0; j < sizeof b / sizeof *b; j++) pk_buffer_free(b[j]);
+}
+
+double pk_amoeba_pairs_bytes(const pk_amoeba_pairs *p)
+{
+    const pk_buffer *b[] = {&p->first, &p->count, &p->entries, &p->pc, &p->hal_first,
+                            &p->hal_count, &p->hal_entries, &p->x4, &p->polar_count,
+                            &p->pc_count};
+    double bytes = 0.0;
+    for (size_t j = 0; j < sizeof b / sizeof *b; j++) bytes += (double)b[j]->bytes;
+    return bytes;
 }
 
 void amoeba_batch_pairs(amoeba_batch *b, const pk_amoeba_pairs *p, int i, int ii, double off2,

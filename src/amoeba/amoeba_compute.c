@@ -21,9 +21,9 @@ void pk_amoeba_state_free(pk_amoeba_state *state)
 
 double pk_amoeba_state_bytes(const pk_amoeba_state *state)
 {
-    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u, &state->pairs.first,
-                            &state->pairs.count, &state->pairs.entries, &state->pairs.pc};
-    double bytes = pk_amoeba_work_bytes(&state->work) + pk_amoeba_induce_work_bytes(&state->induce);
+    const pk_buffer *b[] = {&state->rpole, &state->torque, &state->u};
+    double bytes = pk_amoeba_work_bytes(&state->work) + pk_amoeba_induce_work_bytes(&state->induce) +
+                   pk_amoeba_pairs_bytes(&state->pairs);
     for (size_t k = 0; k < sizeof b / sizeof *b; k++) bytes += (double)b[k]->bytes;
     return bytes + pk_backend_memory(&state->backend);
 }
@@ -54,7 +54,8 @@ static pk_code step(const amoeba_terms_ops *ops, const pk_amoeba_args *g, pk_out
     const double hal_cut = terms.hal ? pk_amoeba_hal_reach(m, a, s) : 0.0;
     pk_timer_stop(&state->t_hal);
     pk_timer_start(&state->t_mpole);
-    rc = pk_amoeba_pairs_build(&state->pairs, g->list, a, cut, with_pc, hal_cut, st);
+    rc = pk_amoeba_pairs_build(&state->pairs, g->list, a, cut,
+                               terms.polar ? m->set.polar_cut : 0.0, with_pc, hal_cut, st);
     pk_timer_stop(&state->t_mpole);
     if (rc) return rc;
 

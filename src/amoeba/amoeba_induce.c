@@ -376,7 +376,7 @@ static pk_code direct_field(const amoeba_kernels *kern, const pk_amoeba_model *m
 #pragma omp for schedule(static)
         for (int ii = 0; ii < nl->inum; ii++) {
             const int i = nl->ilist[ii];
-            if (off < 0) off = poff = sl[ii].room;
+            if (off < 0) off = sl[ii].room, poff = sl[ii].proom;
             /* the pairs within polar_cut, and the preconditioner's when it is used */
             amoeba_batch_pairs(&b, c.pairs, i, ii, c.off2, c.use_pc);
             const int npad = amoeba_padded(b.n);
@@ -657,24 +657,30 @@ pk_code amoeba_induce_run(const amoeba_kernels *kern, const pk_amoeba_model *m, 
                        "takes at most %d (use more MPI ranks)",
                        nall, (int)(INT_MAX / sizeof(lane8)));
 
-    /* pair slots: room for every entry of the list, in list order, padded to groups of 4 */
-    size_t total = 0;
+    /* pair slots, padded to groups of 4: room for each listed atom's dipole pairs (its step
+     * pairs within polar_cut and the preconditioner's: pk_amoeba_pairs' polar_count, a
+     * bound) and, apart, for its preconditioner pairs (pc_count) */
+    const int *npol = pairs->polar_count.data, *npc = pairs->pc_count.data;
+    size_t total = 0, ptotal = 0;
     if (pk_buffer_reserve(&w->counts, (size_t)(nl->inum > 0 ? nl->inum : 1), sizeof(amoeba_slot),
                           st))
         return st->code;
     amoeba_slot *sl = w->counts.data;
     for (int ii = 0; ii < nl->inum; ii++) {
         sl[ii].room = (int)total;
-        total += ((size_t)nl->numneigh[nl->ilist[ii]] + 3) / 4 * 4;
+        sl[ii].proom = (int)ptotal;
+        total += ((size_t)npol[ii] + 3) / 4 * 4;
+        ptotal += ((size_t)npc[ii] + 3) / 4 * 4;
     }
     if (total == 0) total = 1;
+    if (ptotal == 0) ptotal = 1;
     const size_t rows = (size_t)(nall > 0 ? nall : 1);
     /* one double more than the groups: the products' duplicating load of a group's odd
      * pairs (lane4_dup_even(t + 13)) reads one past the group */
     if (pk_buffer_reserve(&w->pairs, total, sizeof(int), st) ||
         pk_buffer_reserve(&w->tensors, total * 4 + 1, sizeof(double), st) ||
-        pk_buffer_reserve(&w->pc_pairs, total, sizeof(int), st) ||
-        pk_buffer_reserve(&w->pc_tensors, total * 4 + 1, sizeof(double), st) ||
+        pk_buffer_reserve(&w->pc_pairs, ptotal, sizeof(int), st) ||
+        pk_buffer_reserve(&w->pc_tensors, ptotal * 4 + 1, sizeof(double), st) ||
         pk_buffer_reserve(&w->field, rows * 6, sizeof(double), st) ||
         pk_buffer_reserve(&w->udir, rows * 6, sizeof(double), st) ||
         pk_buffer_reserve(&w->rsd, rows, sizeof(lane8), st) ||

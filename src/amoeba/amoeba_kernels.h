@@ -14,13 +14,14 @@
  * products. */
 typedef double lane8[8];
 
-/* Per listed atom ii: room, where the room for its pairs would start if every entry of
- * the list were kept (padded to groups of 4); its dipole pairs' and preconditioner pairs'
- * first entries and counts, padded to a multiple of 4 with zero tensors. A thread stores
- * the pairs of its atoms one after the other from the room of its first atom, so that a
- * product streams through them. */
+/* Per listed atom ii: room and proom, where the room for its dipole and preconditioner
+ * pairs starts when every atom before it takes as many as pk_amoeba_pairs counted
+ * (polar_count, pc_count; padded to groups of 4); its dipole pairs' and preconditioner
+ * pairs' first entries and counts, padded to a multiple of 4 with zero tensors. A thread
+ * stores the pairs of its atoms one after the other from the rooms of its first atom, so
+ * that a product streams through them. */
 typedef struct {
-    int room, off, ndip, poff, npc;
+    int room, proom, off, ndip, poff, npc;
 } amoeba_slot;
 
 /* The per-step tensors of a pair set, stored by groups of 4 pairs: entry e has its partner

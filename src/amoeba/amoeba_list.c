@@ -67,3 +67,8 @@ void pk_amoeba_list_free(pk_amoeba_list *l)
     l->inum = 0;
     l->firstneigh = NULL;
 }
+
+double pk_amoeba_list_bytes(const pk_amoeba_list *l)
+{
+    return (double)(l->entries.bytes + l->heads.bytes + l->pc.bytes);
+}

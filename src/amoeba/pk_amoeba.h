@@ -338,6 +338,9 @@ typedef struct {
     pk_buffer entries, pc;       /* an int and a byte per entry */
     pk_buffer hal_first, hal_count, hal_entries;
     pk_buffer x4;                /* the positions as {x y z 0} per owned and ghost atom */
+    pk_buffer polar_count;       /* ints per listed atom: its entries within polar_cut (by
+                                    a margin of 1e-9 in r^2: a bound) or marked */
+    pk_buffer pc_count;          /* ints per listed atom: its marked entries */
     double hal_cut2;             /* 0: no HAL candidates */
     double cut2;                 /* entries are within cut2, except preconditioner pairs */
     int with_pc;                 /* the preconditioner pairs are in */
@@ -345,11 +348,14 @@ typedef struct {
 } pk_amoeba_pairs;
 
 /* The pairs of nl within cut at the positions a->x, plus (with_pc) the list's
- * preconditioner pairs at any distance, marked; and, for hal_cut > 0, HAL's candidates
- * within hal_cut (pk_amoeba_hal_reach). */
+ * preconditioner pairs at any distance, marked, with per row the counts that size the
+ * PCG's pair storage (polar_count within polar_cut <= cut, pc_count); and, for
+ * hal_cut > 0, HAL's candidates within hal_cut (pk_amoeba_hal_reach). */
 pk_code pk_amoeba_pairs_build(pk_amoeba_pairs *p, const pk_amoeba_list *nl, const pk_atoms *a,
-                              double cut, int with_pc, double hal_cut, pk_status *st);
+                              double cut, double polar_cut, int with_pc, double hal_cut,
+                              pk_status *st);
 void pk_amoeba_pairs_free(pk_amoeba_pairs *p);
+double pk_amoeba_pairs_bytes(const pk_amoeba_pairs *p);
 
 /* Re-encode a LAMMPS half list (newton on): 1-2/1-3/1-4 bits move to 3-bit classes and
  * 1-5 partners (tags in top->special15 of the list's atom i) get class 4. a->tag is
@@ -361,6 +367,7 @@ void pk_amoeba_pairs_free(pk_amoeba_pairs *p);
 pk_code pk_amoeba_list_build(pk_amoeba_list *out, const pk_amoeba_model *m, const pk_neigh *nl,
                              const pk_atoms *a, const pk_amoeba_topology *top, pk_status *st);
 void pk_amoeba_list_free(pk_amoeba_list *l);
+double pk_amoeba_list_bytes(const pk_amoeba_list *l);
 
 /* ---- per-step kernels ----------------------------------------------------------------- */
 

@@ -8,8 +8,10 @@ pk_code pk_buffer_reserve(pk_buffer *buf, size_t n, size_t elem, pk_status *st)
 {
     size_t need = n * elem;
     if (need <= buf->bytes) return PK_OK;
-    size_t cap = buf->bytes ? buf->bytes : 4096;
-    while (cap < need) cap += cap / 2;          /* 1.5x growth */
+    /* 1/8 above the need, or 1.5x the old capacity when that is more: a buffer sized
+     * once stays near its need, one that keeps growing grows geometrically */
+    size_t cap = need + need / 8, grown = buf->bytes + buf->bytes / 2;
+    if (cap < grown) cap = grown;
     cap = (cap + PK_ALIGN - 1) / PK_ALIGN * PK_ALIGN;
     void *p = aligned_alloc(PK_ALIGN, cap);
     if (!p) return pk_fail(st, PK_ERR_MEMORY, "cannot allocate %zu bytes of workspace", cap);

@@ -666,7 +666,7 @@ void PairAmoebaPK::read_restart(FILE *fp)
 double PairAmoebaPK::memory_usage()
 {
   double bytes = Pair::memory_usage() + pk_amoeba_state_bytes(&state);
-  bytes += (double) (nlist.entries.bytes + nlist.heads.bytes + nlist.pc.bytes);
+  bytes += pk_amoeba_list_bytes(&nlist);
   bytes += (double) hred_tag.capacity() * sizeof(pk_tag) + hred.capacity() * sizeof(int);
   bytes += (double) mpole_rec.capacity() * sizeof(int) + frame.capacity() * sizeof(int);
   bytes += (double) frame_tag.capacity() * sizeof(pk_tag) + owner.capacity() * sizeof(int);

@@ -638,7 +638,8 @@ pk_code ts_polar(test_system *s, const pk_amoeba_model *m, double (*u)[6], doubl
     double (*rpole)[13] = xcalloc((size_t)s->nall, sizeof *rpole);
     pk_code rc = pk_amoeba_list_build(&list, m, &nl, &a, &t, st);
     if (!rc)
-        rc = pk_amoeba_pairs_build(&pairs, &list, &a, m->set.polar_cut, m->set.pcg_precond, 0.0,
+        rc = pk_amoeba_pairs_build(&pairs, &list, &a, m->set.polar_cut, m->set.polar_cut,
+                                   m->set.pcg_precond, 0.0,
                                    st);
     if (!rc) rc = pk_amoeba_rotate(m, &a, &sites, rpole, &frames, st);
     comm_forward(s, &rpole[0][0], 13);
