@@ -24,6 +24,28 @@ relative), else the row is marked.
 
 --backends cpu checks this script on a machine without a GPU. No new run starts once
 --max-seconds are used; the default run stays within 90 s.
+
+--memory-limit (issue 15: atoms per GPU at the memory limit) instead finds the largest copper
+and water systems the cuda backend runs on one GPU (--limit-precision, default double): from
+the sizes above, the atoms doubled while the run succeeds, then the cells per side bisected
+until the first failing size is within --limit-resolution (default 10%) of the atoms of the
+largest that ran (bench/memory_limit.py, whose dry check is ctest unit.bench_memory_limit).
+A run that stops with the CUDA runtime's out-of-memory error is the limit; any other failure
+is an error: it ends that system's search, the report lists it and the bench exits 1. Each
+run: bench_deepmd's warm-up (25 evaluations with the launch tuner) and --reps (default 2)
+more. The report gives the largest size that ran, its atoms, the backend's reported bytes
+per atom (`pk_deepmd_memory` over the atoms, at that size and between the two largest that
+ran), and the ratio of the copper atoms to the paper's 6.9k copper atoms on a V100 (the
+limit issue 15 quotes; target >= 10x). --max-seconds bounds the whole mode (copper first,
+then water, each with its share); runs near the limit take tens of seconds, so give it
+several minutes. The limit is the whole GPU's, or, with --limit-cap-gb G, that of a GPU of
+G GiB (PAIRKIT_GPU_MEMORY_CAP: 16 for the paper's V100, a like-for-like ratio).
+--limit-backend cpu only checks the plumbing (the cpu backend does not run out of device
+memory: growth stops at --limit-max-atoms).
+
+  bench/deepmd_gpu.py --build DIR --out FILE.md --memory-limit [--max-seconds 400]
+                      [--limit-precision double] [--limit-resolution 0.1] [--reps 2]
+                      [--limit-cap-gb 16]
 """
 import argparse
 import datetime
@@ -46,6 +68,18 @@ ap.add_argument("--quick", action="store_true", help="the paper's two systems on
 ap.add_argument("--backends", default="cpu,cuda", help="comma separated: cpu, cuda")
 ap.add_argument("--reps", type=int, default=None, help="timed evaluations per run (default 5, quick 2)")
 ap.add_argument("--threads", type=int, default=os.cpu_count(), help="OpenMP threads of the cpu runs")
+ap.add_argument("--memory-limit", action="store_true",
+                help="find the largest copper and water systems that fit on the GPU")
+ap.add_argument("--limit-precision", default="double", help="--memory-limit: double or mixed")
+ap.add_argument("--limit-resolution", type=float, default=0.1,
+                help="--memory-limit: stop bisecting within this fraction of the atoms")
+ap.add_argument("--limit-max-atoms", type=int, default=20_000_000,
+                help="--memory-limit: never run a larger system (host memory)")
+ap.add_argument("--limit-backend", default="cuda",
+                help="--memory-limit: cuda (cpu: a plumbing check)")
+ap.add_argument("--limit-cap-gb", type=float, default=0.0,
+                help="--memory-limit: hold the cuda backend to this many GiB of device memory "
+                "(16: the paper's V100; default 0, the whole GPU)")
 args = ap.parse_args()
 
 start = time.time()
@@ -76,6 +110,99 @@ systems = [("water", "water", "water", 16, 3 * 16 ** 3), ("copper", "copper", "f
 if not args.quick:
     systems += [("water x8", "water", "water", 32, 3 * 32 ** 3),
                 ("copper x8", "copper", "fcc", 24, 4 * 24 ** 3)]
+
+
+def memory_limit_mode():
+    """--memory-limit: the search of bench/memory_limit.py over bench_deepmd runs; returns
+    the exit status."""
+    import memory_limit as ml
+    prec, backend, mreps = args.limit_precision, args.limit_backend, args.reps or 2
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads if backend == "cpu" else 1))
+    if args.limit_cap_gb > 0:
+        env["PAIRKIT_GPU_MEMORY_CAP"] = str(int(args.limit_cap_gb * 2**30))
+    bases = [systems[1], systems[0]]   # copper (the paper's figure) first, then water
+    lines, commands, errors = [], [], []
+    device = "?"
+    for k, (label, mname, lattice, n0, _) in enumerate(bases):
+        deadline = start + args.max_seconds * (k + 1) / len(bases)
+
+        def atoms(n, lattice=lattice):
+            return (4 if lattice == "fcc" else 3) * n ** 3
+        done = {}   # n -> (atoms, bytes, us/atom-step) of the runs that ran
+
+        def runs(n, mname=mname, lattice=lattice, done=done):
+            nonlocal device
+            cmd = [exe, model(mname), "1", str(n), str(mreps), backend, prec, lattice]
+            commands.append(f"OMP_NUM_THREADS={env['OMP_NUM_THREADS']} " + shlex.join(cmd))
+            try:
+                p = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                                   timeout=max(5.0, deadline + 8 - time.time()))
+            except subprocess.TimeoutExpired as e:
+                raise ml.OutOfTime(f"timed out after {e.timeout:.0f} s")
+            out = p.stdout + p.stderr
+            if p.returncode != 0:
+                if ml.out_of_memory(out):
+                    print(f"{label:7s} n {n:4d} {atoms(n):10,d} atoms: out of memory", flush=True)
+                    return False
+                raise RuntimeError(f"{label} n {n}: exit {p.returncode}: {out.strip()[-400:]}")
+            m_be = re.search(r"^backend (\S+)\s+precision (\S+)\s+device (.*)$", out, re.M)
+            m_t = re.search(r"us/atom: wall (\S+)\s+cpu (\S+).*kernel bytes (\d+)", out)
+            if not (m_be and m_t) or m_be.group(1) != backend or m_be.group(2) != prec:
+                raise RuntimeError(f"{label} n {n}: not a {backend}/{prec} run: {out[-400:]}")
+            device = m_be.group(3)
+            done[n] = (atoms(n), int(m_t.group(3)), float(m_t.group(1)))
+            print(f"{label:7s} n {n:4d} {atoms(n):10,d} atoms: ran, {done[n][1] / atoms(n):.0f} "
+                  f"bytes/atom, {done[n][2]:.3f} us/atom-step", flush=True)
+            return True
+        try:
+            res = ml.search(runs, n0, atoms, args.limit_max_atoms, args.limit_resolution,
+                            lambda: time.time() > deadline)
+        except RuntimeError as e:
+            errors.append(str(e))
+            continue
+        if res.ok is None:
+            lines.append(f"| {label} | - | - | - | - | - | n {res.bad}: {atoms(res.bad):,} (out "
+                         f"of memory) | - |")
+            continue
+        nat, nbytes, us = done[res.ok]
+        below = sorted(m for m in done if m < res.ok)
+        marginal = (f"{(nbytes - done[below[-1]][1]) / (nat - done[below[-1]][0]):.0f}"
+                    if below else "-")
+        vs_paper = (f"{'' if res.bad is not None else '>= '}{nat / 6900:.1f}x"
+                    if mname == "copper" else "-")
+        upper = (f"n {res.bad}: {atoms(res.bad):,} (out of memory)" if res.bad is not None
+                 else "none")
+        if res.stopped:
+            upper += f" (search stopped: {res.stopped})"
+        lines.append(f"| {label} | {res.ok} | {nat:,} | {nbytes / nat:.0f} | {marginal} | "
+                     f"{us:.3f} | {upper} | {vs_paper} |")
+    report = ["# deepmd/pk: atoms per GPU at the memory limit "
+              "(bench/deepmd_gpu.py --memory-limit)\n",
+              f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}; host "
+              f"{platform.node()}; backend {backend}, precision {prec}; device {device}"
+              + (f", held to {args.limit_cap_gb:g} GiB" if args.limit_cap_gb > 0 else "") + ".\n",
+              f"Command: `{shlex.join(sys.argv)}`; each run: warm-up (cuda: with the launch "
+              f"tuner) and {mreps} evaluations of energy, forces and virial.\n",
+              "| system | cells per side | atoms (largest that ran) | bytes/atom there | "
+              "bytes/atom marginal | µs/atom-step (there) | smallest that failed | vs paper V100 "
+              "(copper 6.9k atoms) |", "|---|---:|---:|---:|---:|---:|---|---:|", *lines, "",
+              "bytes/atom: `pk_deepmd_memory` (tables, workspaces, the backend's device and "
+              "pinned buffers) over the atoms at the largest size that ran; marginal: its "
+              "growth between the two largest sizes that ran over their atom difference "
+              "(without the fixed tables). The paper's figure: 6.9k copper atoms per V100 "
+              "(Guo et al., PPoPP'22, as issue 15 quotes it); the target is 10x.\n"]
+    if errors:
+        report += ["Errors (not out of memory):\n", *[f"- {e}" for e in errors], ""]
+    report += ["Commands run:\n", *[f"    {c}" for c in commands], ""]
+    with open(args.out, "w") as fh:
+        fh.write("\n".join(report))
+    print(f"wrote {args.out} in {time.time() - start:.0f} s")
+    return 1 if errors else 0
+
+
+if args.memory_limit:
+    sys.exit(memory_limit_mode())
+
 runs = []
 for s in systems:
     if "cpu" in backends:
@@ -89,6 +216,8 @@ for (label, mname, lattice, n, nat), backend, prec in runs:
         skipped.append(f"{label} {backend} {prec}")
         continue
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads if backend == "cpu" else 1))
+    if args.limit_cap_gb > 0:
+        env["PAIRKIT_GPU_MEMORY_CAP"] = str(int(args.limit_cap_gb * 2**30))
     cmd = [exe, model(mname), "1", str(n), str(reps), backend, prec, lattice]
     commands.append(f"OMP_NUM_THREADS={env['OMP_NUM_THREADS']} " + shlex.join(cmd))
     left = max(5.0, args.max_seconds + 8 - (time.time() - start))

@@ -48,8 +48,11 @@ int main(int argc, char **argv)
     pk_status st;
     pk_backend_request req;
     pk_backend_request_default(&req);
+    /* the arguments win over PAIRKIT_BACKEND/PAIRKIT_PRECISION; PAIRKIT_GPU_MEMORY_CAP applies
+     * (bench/deepmd_gpu.py --memory-limit under a V100-sized cap) */
     if (pk_backend_parse(backend, &req.kind, &st) ||
-        pk_precision_parse(precision, &req.precision, &st)) {
+        pk_precision_parse(precision, &req.precision, &st) ||
+        pk_backend_request_env(&req, 1, 1, &st)) {
         fprintf(stderr, "%s\n", st.msg);
         return 2;
     }
