@@ -10,9 +10,6 @@ import sys
 
 import pk_scaling
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
-from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
-
 EWALD = ("ewald", "ewald-alpha", "pewald-alpha", "pme-grid")
 
 
@@ -21,6 +18,11 @@ def water_run(work, lammps_src, reps, pair_style, steps):
     Ewald lines removed (cutoff 7, taper 6), or its replica reps = (nx, ny, nz) (None: the box
     itself), `pair_style amoeba` replaced by pair_style and `run 100` by `run steps`: in.box,
     box.key and the prm and data files it reads."""
+    # the test helpers' data-file replication (imported here: amoeba_common reads the LAMMPS
+    # source tree from the environment when imported, which a bench may set later)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                    "lammps"))
+    from amoeba_common import replicated
     ex = os.path.join(lammps_src, "examples", "amoeba")
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(ex, "amoeba_water_box.key")) as fh:
