@@ -3,17 +3,19 @@
 
 The input is examples/amoeba/in.water_box.amoeba of the LAMMPS tree (216 waters, 648 atoms)
 with the Ewald lines removed from its key (cutoff 7, taper 6, as bench/amoeba_water.py),
-and the same box replicated --replicate times along each axis (3: 17,496 atoms), `run 100`
-cut to --steps (--steps-big for the replica). LAMMPS's setup force evaluation is the
+and its replicas named by --replicate (NxMxK, comma-separated; default 3x3x4 and 6x7x7:
+23,328 and 190,512 atoms, the issue's ~24k and ~190k), `run 100` cut to --steps (--steps-big
+for the replicas). LAMMPS's setup force evaluation is the
 warm-up; the timed loop is the run's steps. For each box, in one invocation:
 
   gpu      LAMMPS `amoeba` through the GPU package (`-sf gpu -pk gpu 1`: amoeba/gpu, its
            default mixed precision); its log must say "Using acceleration for amoeba"
-  pk cuda  `-sf pk`, `pair_style amoeba elec lammps|smooth backend cuda` (amoeba/pk, double
-           precision); its log line must say "amoeba/pk: cuda backend"
+  pk cuda  `-sf pk`, `pair_style amoeba elec lammps|smooth backend cuda precision
+           double|mixed` (amoeba/pk); its log line must say "amoeba/pk: cuda backend, <precision>
+           precision"
   pk cpu   the same with `backend cpu` on one core (OMP_NUM_THREADS=1)
   and pk cuda (elec lammps) once more with OMP_NUM_THREADS = all cores, for the backend's
-  host part (pair search, direct field, PCG vector passes, frames and torques)
+  host part (pair search, list building, frames and torques)
 
 --backend cpu replaces the two GPU rows by LAMMPS `amoeba` and amoeba/pk `backend cpu`, so
 that the script itself can be checked on a machine without a GPU.
@@ -23,7 +25,8 @@ Ratios are against the gpu row (or LAMMPS amoeba) of the same box, on the loop t
 stop being started once --max-seconds are used (the rows not run are listed as skipped).
 
   bench/amoeba_gpu.py --lmp LMP --plugin-dir DIR --lammps-src SRC [--out FILE.md]
-                      [--max-seconds 90] [--steps 10] [--steps-big 3] [--replicate 3]
+                      [--max-seconds 90] [--steps 10] [--steps-big 3]
+                      [--replicate 3x3x4,6x7x7]
                       [--backend cuda|cpu]
 """
 import argparse
@@ -37,9 +40,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lammps"))
-from amoeba_common import replicated  # noqa: E402  (the test helpers' data-file replication)
-import amoeba_bench  # noqa: E402  (bench/, this script's folder)
+import amoeba_bench  # bench/, this script's folder
 
 T0 = time.time()
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -50,49 +51,29 @@ ap.add_argument("--out", help="Markdown report")
 ap.add_argument("--max-seconds", type=float, default=90.0,
                 help="start no run after this many seconds (default 90)")
 ap.add_argument("--steps", type=int, default=10, help="steps of the 648-atom box (default 10)")
-ap.add_argument("--steps-big", type=int, default=3, help="steps of the replica (default 3)")
-ap.add_argument("--replicate", type=int, default=3, help="replica N x N x N (default 3)")
+ap.add_argument("--steps-big", type=int, default=3, help="steps of the replicas (default 3)")
+ap.add_argument("--replicate", default="3x3x4,6x7x7",
+                help="replicas NxMxK (or N for NxNxN), comma-separated (default 3x3x4,6x7x7)")
 ap.add_argument("--backend", choices=["cuda", "cpu"], default="cuda",
                 help="cpu: no GPU rows (a check of this script without a GPU)")
 ap.add_argument("--workdir", help="keep each run's input and output here (default: a temporary "
                 "folder, removed at the end)")
 opt = ap.parse_args()
+REPLICAS = [tuple(int(v) for v in (r.split("x") if "x" in r else [r] * 3))
+            for r in opt.replicate.split(",") if r]
 WORK = opt.workdir or tempfile.mkdtemp(prefix="pk-amoeba-gpu-")
 os.makedirs(WORK, exist_ok=True)
 
-ex = os.path.join(opt.lammps_src, "examples", "amoeba")
-with open(os.path.join(ex, "in.water_box.amoeba")) as fh:
-    BASE = fh.read()
-with open(os.path.join(ex, "amoeba_water_box.key")) as fh:
-    KEY = "".join(l + "\n" for l in fh.read().splitlines()
-                  if l.split()[:1] not in (["ewald"], ["ewald-alpha"], ["pewald-alpha"], ["pme-grid"]))
-with open(os.path.join(ex, "data.water_box.amoeba")) as fh:
-    SMALL = fh.read()
-A_AXIS = re.search(r"^a-axis\s+([\d.]+)", KEY, flags=re.M).group(1)
+def system_name(reps):
+    return "x".join(map(str, reps)) + " replica" if reps else "water box"
 
 
-def script(pair_style, big, steps):
-    text = BASE.replace("amoeba_water_box.key", "box.key")
-    text = re.sub(r"^run\s+100$", f"run {steps}", text, flags=re.M)
-    if big:
-        text = text.replace("data.water_box.amoeba", "data.water_big.amoeba")
-    return re.sub(r"^pair_style\s+amoeba\s*$", pair_style, text, flags=re.M)
-
-
-def run(name, big, steps, pair_style, args, env, must_say):
-    """One LAMMPS run; its loop and Pair times, or why it failed."""
-    work = os.path.join(WORK, re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-") + ("-replica" if big else "-box"))
-    os.makedirs(work, exist_ok=True)
-    shutil.copy(os.path.join(ex, "amoeba_water.prm"), work)
-    shutil.copy(os.path.join(ex, "data.water_box.amoeba"), work)
-    if big:
-        with open(os.path.join(work, "data.water_big.amoeba"), "w") as fh:
-            fh.write(replicated(SMALL, opt.replicate))
-    with open(os.path.join(work, "box.key"), "w") as fh:   # LAMMPS checks a-axis against the box
-        axis = f"{float(A_AXIS) * opt.replicate:.3f}" if big else A_AXIS
-        fh.write(KEY.replace(f"a-axis {A_AXIS}", f"a-axis {axis}"))
-    with open(os.path.join(work, "in.box"), "w") as fh:
-        fh.write(script(pair_style, big, steps))
+def run(name, reps, steps, pair_style, args, env, must_say):
+    """One LAMMPS run on the box (reps None) or a replica; its loop and Pair times, or why it
+    failed."""
+    tag = "-".join(map(str, reps)) if reps else "box"
+    work = os.path.join(WORK, re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-") + "-" + tag)
+    amoeba_bench.water_run(work, opt.lammps_src, reps, pair_style, steps)
     cmd = [opt.lmp, "-nocite", "-log", "none", "-in", "in.box", *args]
     left = opt.max_seconds - (time.time() - T0)
     try:
@@ -124,12 +105,15 @@ if opt.backend == "cuda":
 else:
     codes = [("LAMMPS amoeba (1 core)", "pair_style amoeba", [], {"OMP_NUM_THREADS": "1"},
               r"Loop time")]
-for backend in ([opt.backend] if opt.backend == "cpu" else ["cuda", "cpu"]):
+for backend, precision in ([("cpu", "double")] if opt.backend == "cpu" else
+                           [("cuda", "double"), ("cuda", "mixed"), ("cpu", "double")]):
     for elec in ("lammps", "smooth"):
-        label = f"amoeba/pk {backend} double, elec {elec}" + (" (1 core)" if backend == "cpu" else "")
-        codes.append((label, f"pair_style amoeba elec {elec} backend {backend}", ["-sf", "pk"],
-                      plugin_env, rf"amoeba/pk: {backend} backend, double precision"))
-# the cuda backend's host part (pair search, direct field, PCG vectors, frames) on every core
+        label = (f"amoeba/pk {backend} {precision}, elec {elec}"
+                 + (" (1 core)" if backend == "cpu" else ""))
+        style = f"pair_style amoeba elec {elec} backend {backend} precision {precision}"
+        codes.append((label, style, ["-sf", "pk"], plugin_env,
+                      rf"amoeba/pk: {backend} backend, {precision} precision"))
+# the cuda backend's host part (pair search, lists, frames and torques) on every core
 if opt.backend == "cuda" and (os.cpu_count() or 1) > 1:
     n = os.cpu_count()
     codes.append((f"amoeba/pk cuda double, elec lammps, host on {n} threads",
@@ -137,14 +121,14 @@ if opt.backend == "cuda" and (os.cpu_count() or 1) > 1:
                   dict(plugin_env, OMP_NUM_THREADS=str(n)), r"amoeba/pk: cuda backend, double precision"))
 
 rows = []
-for big, steps in ((False, opt.steps), (True, opt.steps_big)):
+for reps, steps in [(None, opt.steps)] + [(r, opt.steps_big) for r in REPLICAS]:
     ref = None
     for label, style, args, env, must in codes:
         if time.time() - T0 > opt.max_seconds:
-            rows.append({"label": label, "big": big, "skipped": True})
+            rows.append({"label": label, "reps": reps, "skipped": True})
             continue
-        r = run(label, big, steps, style, args, env, must)
-        r.update(label=label, big=big, elec=re.search(r"elec (\w+)", style).group(1)
+        r = run(label, reps, steps, style, args, env, must)
+        r.update(label=label, reps=reps, elec=re.search(r"elec (\w+)", style).group(1)
                  if "elec" in style else None, cpu="backend cpu" in style)
         if "error" in r:
             print(f"{label}: FAILED: {r['error']}; output in {r['work']}/output.txt", flush=True)
@@ -171,7 +155,7 @@ lines = [f"# {title} ({time.strftime('%Y-%m-%d')})", "",
          "1 OpenMP thread.", "",
          f"Command: `bench/amoeba_gpu.py {' '.join(shlex.quote(a) for a in sys.argv[1:])}`", "",
          f"LAMMPS examples/amoeba water box without Ewald (cutoff 7, taper 6) and its "
-         f"{opt.replicate}x{opt.replicate}x{opt.replicate} replica; {opt.steps} and "
+         f"replicas {', '.join(map(system_name, REPLICAS))}; {opt.steps} and "
          f"{opt.steps_big} steps after the setup evaluation. ms/step from LAMMPS's loop time "
          f"(whole step) and Pair line; ratio = {codes[0][0]}'s loop time / this row's; "
          "vs pk cpu = amoeba/pk cpu's loop time (same box, same elec) / this row's.", "",
@@ -179,7 +163,7 @@ lines = [f"# {title} ({time.strftime('%Y-%m-%d')})", "",
          "| vs pk cpu | HAL | multipole | induce | polar | PCG iter. |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
-    system = "replica" if r["big"] else "water box"
+    system = system_name(r["reps"])
     if r.get("skipped"):
         lines.append(f"| {system} | – | {r['label']} | skipped (--max-seconds) |" + " |" * 9)
         continue
@@ -187,7 +171,7 @@ for r in rows:
         lines.append(f"| {system} | – | {r['label']} | failed: {r['error'].replace('|', '/')} |"
                      + " |" * 9)
         continue
-    cpu = [c for c in rows if c.get("cpu") and c["big"] == r["big"] and c.get("elec") == r["elec"]
+    cpu = [c for c in rows if c.get("cpu") and c["reps"] == r["reps"] and c.get("elec") == r["elec"]
            and "loop_ms" in c]
     vs_cpu = f"{cpu[0]['loop_ms'] / r['loop_ms']:.2f}" if cpu and r["elec"] else "–"
     ratio = f"{r['ratio']:.2f}" if r["ratio"] else "–"
@@ -203,7 +187,7 @@ lines += ["", "HAL, multipole, induce, polar: ms per force evaluation from each 
           "", "amoeba/pk log lines:", ""]
 lines += sorted({f"- `{r['log']}`" for r in rows if r.get("log")})
 lines += ["", "Runs (each in its own folder of the work folder):", ""]
-lines += [f"- {r['label']}, {'replica' if r['big'] else 'box'}: `{r['cmd']}`" for r in rows
+lines += [f"- {r['label']}, {system_name(r['reps'])}: `{r['cmd']}`" for r in rows
           if "cmd" in r]
 text = "\n".join(lines) + "\n"
 print(text)

@@ -4,12 +4,17 @@ per kernel, the launches, GPU time, DRAM bytes and achieved bandwidth, and DRAM 
 throughput as a percentage of the GPU's peak (ncu's speed-of-light metrics), so a note can
 say whether a kernel is memory- or compute-bound, measured.
 
-  bench/gpu_profile.py --build DIR --style deepmd|hdnnp --out FILE.md [--count 60]
+  bench/gpu_profile.py --build DIR --style deepmd|hdnnp|amoeba --out FILE.md [--count 60]
+                       [--lmp LMP --lammps-src SRC]   (amoeba)
 
 deepmd: bench_deepmd on the synthetic `water` model (tools/deepmd_synthetic_model.py), 16^3
 molecules (12,288 atoms), tabulated, cuda double, one warm-up and one timed evaluation.
 hdnnp: bench_hdnnp on n2p2's RPBE-D3 water replicated 4x4x4 (69,120 atoms; $PAIRKIT_SHARED
-or ../shared), cuda double, one step. The clocks are left as they are (--clock-control none).
+or ../shared), cuda double, one step. amoeba: LAMMPS (--lmp, with the plugin of --build) on
+the examples/amoeba water box without Ewald replicated 3x3x4 (23,328 atoms), `amoeba/pk elec
+lammps backend cuda`, `run 0`: one force evaluation, whose launches (~12 per PCG iteration)
+--count must cover to reach the polarization forces at its end (default 400 for amoeba).
+The clocks are left as they are (--clock-control none).
 """
 import argparse
 import csv
@@ -27,9 +32,11 @@ METRICS = ["gpu__time_duration.sum", "dram__bytes.sum",
 
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 ap.add_argument("--build", required=True, help="PairKit build tree with the C bench programs")
-ap.add_argument("--style", required=True, choices=("deepmd", "hdnnp"))
+ap.add_argument("--style", required=True, choices=("deepmd", "hdnnp", "amoeba"))
 ap.add_argument("--out", required=True)
-ap.add_argument("--count", type=int, default=60, help="kernel launches profiled")
+ap.add_argument("--count", type=int, help="kernel launches profiled (default 60; amoeba 400)")
+ap.add_argument("--lmp", help="amoeba: the lmp binary")
+ap.add_argument("--lammps-src", help="amoeba: the LAMMPS source tree (its examples/amoeba)")
 ap.add_argument("--timeout", type=float, default=120)
 opt = ap.parse_args()
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,13 +51,23 @@ if opt.style == "deepmd":
                     "water", model], check=True)
     program = [os.path.join(opt.build, "bench", "deepmd", "bench_deepmd"), model, "1", "16", "1",
                "cuda", "double", "water"]
-else:
+elif opt.style == "hdnnp":
     program = [os.path.join(opt.build, "bench", "hdnnp", "bench_hdnnp"), "1", "4", "cuda", "double"]
+else:
+    if not (opt.lmp and opt.lammps_src):
+        sys.exit("gpu_profile.py: --style amoeba needs --lmp and --lammps-src")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import amoeba_bench
+    amoeba_bench.water_run(tmp, opt.lammps_src, (3, 3, 4),
+                           "pair_style amoeba elec lammps backend cuda", 0)
+    os.environ["LAMMPS_PLUGIN_PATH"] = os.path.join(os.path.abspath(opt.build), "src", "lammps")
+    program = [opt.lmp, "-nocite", "-log", "none", "-in", os.path.join(tmp, "in.box"), "-sf", "pk"]
+count = opt.count or (400 if opt.style == "amoeba" else 60)
 
 csv_path = os.path.join(tmp, "ncu.csv")
 cmd = [ncu, "--clock-control", "none", "--csv", "--log-file", csv_path,
-       "--metrics", ",".join(METRICS), "--launch-count", str(opt.count)] + program
-run = subprocess.run(cmd, capture_output=True, text=True, timeout=opt.timeout)
+       "--metrics", ",".join(METRICS), "--launch-count", str(count)] + program
+run = subprocess.run(cmd, capture_output=True, text=True, timeout=opt.timeout, cwd=tmp)
 if run.returncode != 0:
     sys.exit(f"gpu_profile.py: ncu failed ({run.returncode}):\n{run.stdout[-3000:]}{run.stderr[-3000:]}")
 backend = [l for l in run.stdout.splitlines() if "cuda" in l.lower()][:1]

@@ -36,7 +36,7 @@
 #   CTEST_ALSO=mdpd            the other tests the test stage runs (a ctest -R regex; empty: none)
 #   BENCHES="mdpd deepmd hdnnp amoeba"
 #   BENCH_SECONDS=90           the most one bench may take
-#   PROFILES="deepmd hdnnp"    the styles the profile stage runs under Nsight Compute
+#   PROFILES="deepmd hdnnp amoeba"  the styles the profile stage runs under Nsight Compute
 #   BENCH_ARGS="--replicate 3 --steps 300 --ranks 1,8"   mdpd's (add --ncu for Nsight Compute)
 #   DEADLINE=570               seconds from the start after which the bench starts no new run
 #                              (the device tool stops a command at 600 s)
@@ -58,7 +58,7 @@ JOBS=${JOBS:-$(nproc)}
 CTEST_JOBS=${CTEST_JOBS:-8}
 CTEST_ALSO=${CTEST_ALSO-mdpd}
 BENCHES=${BENCHES:-mdpd deepmd hdnnp amoeba}
-PROFILES=${PROFILES:-deepmd hdnnp}
+PROFILES=${PROFILES:-deepmd hdnnp amoeba}
 BENCH_SECONDS=${BENCH_SECONDS:-90}
 BENCH_ARGS=${BENCH_ARGS:---replicate 3 --steps 300 --ranks 1,8}
 DEADLINE=${DEADLINE:-570}
@@ -300,6 +300,7 @@ stage_profile() {
         [ "$remaining" -gt 30 ] || { echo "no time left for the $style profile (DEADLINE=$DEADLINE s)"; return 1; }
         echo "--- profile $style ($remaining s left)"
         python3 -u "$repo/bench/gpu_profile.py" --build "$PK_BUILD" --style "$style" \
+            --lmp "$LAMMPS_ROOT/bin/lmp" --lammps-src "$LAMMPS_SRC" \
             --out "$OUT/${style}_ncu.md" --timeout "$remaining" || failed="$failed $style"
     done
     [ -z "$failed" ] || { echo "profiles that failed:$failed"; return 1; }

@@ -1,6 +1,7 @@
 """Shared pieces of the amoeba/pk LAMMPS tests: the LAMMPS AMOEBA water examples
 (examples/amoeba of the LAMMPS source tree, copied into each run's directory) and inputs
 built from them."""
+import math
 import os
 import re
 
@@ -41,13 +42,16 @@ def set_key(key_text, **values):
 
 
 def replicated(data, n=2):
-    """The box data file repeated n x n x n times (LAMMPS `replicate` refuses the per-atom
-    fix property/atom data that atom_style amoeba uses, so the data file is replicated)."""
+    """The box data file repeated n times along each axis (n an int, or (nx, ny, nz)): LAMMPS
+    `replicate` refuses the per-atom fix property/atom data that atom_style amoeba uses, so
+    the data file is replicated."""
+    reps = (n, n, n) if isinstance(n, int) else tuple(n)
+    copies = reps[0] * reps[1] * reps[2]
     lines = data.splitlines()
     count = {l.split()[1]: int(l.split()[0]) for l in lines
              if len(l.split()) == 2 and l.split()[1] in ("atoms", "bonds", "angles")}
     box = float(next(l.split()[1] for l in lines if l.endswith("xlo xhi")))
-    shifts = [(a, b, c) for a in range(n) for b in range(n) for c in range(n)]
+    shifts = [(a, b, c) for a in range(reps[0]) for b in range(reps[1]) for c in range(reps[2])]
     offset = {"Atoms": count["atoms"], "Bonds": count["bonds"], "Angles": count["angles"],
               "Tinker Types": count["atoms"]}
     nmol = count["atoms"] // 3
@@ -58,9 +62,9 @@ def replicated(data, n=2):
             section = line.strip()
             out.append(line)
         elif len(w) == 2 and w[1] in count:
-            out.append(f"{count[w[1]] * n ** 3} {w[1]}")
+            out.append(f"{count[w[1]] * copies} {w[1]}")
         elif len(w) == 4 and w[2].endswith("lo"):
-            out.append(f"0 {box * n} {w[2]} {w[3]}")
+            out.append(f"0 {box * reps['xyz'.index(w[2][0])]} {w[2]} {w[3]}")
         elif section in offset and len(w) >= 2:
             for k, sh in enumerate(shifts):
                 v = [str(int(w[0]) + k * offset[section])]
@@ -169,3 +173,34 @@ def force_deviation(got, ref):
     fmax = max(abs(r[k]) for r in ref.values() for k in ("fx", "fy", "fz"))
     dev = max(abs(got[i][k] - r[k]) for i, r in ref.items() for k in ("fx", "fy", "fz"))
     return dev / fmax, fmax
+
+
+def nve_script(pair, timestep, steps, every):
+    """The LAMMPS water-box example (NVE, bonded terms, from T = 0) with `pair`, its key
+    without Ewald (box.key), `steps` steps of `timestep` fs, thermo every `every` steps."""
+    text = re.sub(r"^pair_style\s+amoeba\s*$", "plugin load {plugin}\npair_style " + pair,
+                  example("in.water_box.amoeba"), flags=re.M)
+    text = text.replace("amoeba_water_box.key", "box.key")
+    text = re.sub(r"^thermo\s+10$", f"thermo {every}\nthermo_modify format float %.15g\n"
+                  f"timestep {timestep}", text, flags=re.M)
+    return re.sub(r"^run\s+100$", f"run {steps}", text, flags=re.M)
+
+
+def nve_energies(res, timestep):
+    """Times (ps) and TotEng of an nve_script run's thermo rows."""
+    rows = res.thermo()
+    return [r["Step"] * timestep * 1e-3 for r in rows], [r["TotEng"] for r in rows]
+
+
+def nve_fit(t, e):
+    """Drift (slope of a straight-line fit, per ps) and fluctuation (RMS about the fit)."""
+    n = len(t)
+    tm, em = sum(t) / n, sum(e) / n
+    slope = sum((a - tm) * (b - em) for a, b in zip(t, e)) / sum((a - tm) ** 2 for a in t)
+    rms = math.sqrt(sum((b - em - slope * (a - tm)) ** 2 for a, b in zip(t, e)) / n)
+    return slope, rms
+
+
+def excursion(e, upto=None):
+    """Largest |E - E(0)| over the first `upto` rows (all by default)."""
+    return max(abs(v - e[0]) for v in (e if upto is None else e[:upto]))

@@ -18,40 +18,18 @@ Two more runs show what the bounds measure:
 import math
 import re
 
-from amoeba_common import example, water_files
+from amoeba_common import excursion, nve_energies, nve_fit, nve_script, water_files
 from pklmp import Checker, run
 
 chk = Checker()
 
-
-def script(pair, timestep, steps, every):
-    text = re.sub(r"^pair_style\s+amoeba\s*$", "plugin load {plugin}\npair_style " + pair,
-                  example("in.water_box.amoeba"), flags=re.M)
-    text = text.replace("amoeba_water_box.key", "box.key")
-    text = re.sub(r"^thermo\s+10$", f"thermo {every}\nthermo_modify format float %.15g\n"
-                  f"timestep {timestep}", text, flags=re.M)
-    return re.sub(r"^run\s+100$", f"run {steps}", text, flags=re.M)
-
-
-def energies(res, timestep):
-    rows = res.thermo()
-    return [r["Step"] * timestep * 1e-3 for r in rows], [r["TotEng"] for r in rows]
-
-
-def excursion(e, upto=None):
-    return max(abs(v - e[0]) for v in (e if upto is None else e[:upto]))
-
-
 # 2000 steps of 0.5 fs
-main = run(script("amoeba/pk", 0.5, 2000, 10), files=water_files())
-t, e = energies(main, 0.5)
+main = run(nve_script("amoeba/pk", 0.5, 2000, 10), files=water_files())
+t, e = nve_energies(main, 0.5)
 chk.check(len(e) == 201 and all(math.isfinite(v) for v in e), "2000 steps: 201 finite thermo rows")
 chk.contains(main.output, "elec smooth", "smooth mode in use")
 chk.contains(main.output, "0 not converged within polar-iter", "every PCG solve converged")
-n = len(t)
-tm, em = sum(t) / n, sum(e) / n
-slope = sum((a - tm) * (b - em) for a, b in zip(t, e)) / sum((a - tm) ** 2 for a in t)
-rms = math.sqrt(sum((b - em - slope * (a - tm)) ** 2 for a, b in zip(t, e)) / n)
+slope, rms = nve_fit(t, e)
 worst = excursion(e)
 loop = re.search(r"Loop time of ([\d.]+)", main.output).group(1)
 print(f"NVE 2000 x 0.5 fs: drift {slope:.4f} kcal/mol/ps, fluctuation (RMS about the fit) "
@@ -62,8 +40,8 @@ chk.check(rms <= 0.6, f"fluctuation {rms:.3g} kcal/mol (bound 0.6)")
 chk.check(worst <= 6.0, f"largest excursion {worst:.3g} kcal/mol (bound 6)")
 
 # the first 100 fs again with 0.25 fs steps: the integrator's error scales with dt^2
-half = run(script("amoeba/pk", 0.25, 400, 20), files=water_files())
-_, e_half = energies(half, 0.25)
+half = run(nve_script("amoeba/pk", 0.25, 400, 20), files=water_files())
+_, e_half = nve_energies(half, 0.25)
 first = excursion(e, 21)
 ratio = first / excursion(e_half)
 print(f"first 100 fs: excursion {first:.4f} (0.5 fs) vs {excursion(e_half):.4f} (0.25 fs), "
@@ -71,8 +49,8 @@ print(f"first 100 fs: excursion {first:.4f} (0.5 fs) vs {excursion(e_half):.4f} 
 chk.check(ratio >= 3.0, f"excursion ratio 0.5 fs / 0.25 fs {ratio:.3g} (expected ~4, >= 3)")
 
 # the hard cutoffs of elec lammps, for contrast
-hard = run(script("amoeba/pk elec lammps", 0.5, 100, 10), files=water_files())
-_, e_hard = energies(hard, 0.5)
+hard = run(nve_script("amoeba/pk elec lammps", 0.5, 100, 10), files=water_files())
+_, e_hard = nve_energies(hard, 0.5)
 print(f"elec lammps, 50 fs: largest |TotEng - TotEng(0)| {excursion(e_hard):.1f} kcal/mol")
 chk.check(excursion(e_hard) > 50.0, "elec lammps swings by more than 50 kcal/mol (the bound can fail)")
 chk.finish()

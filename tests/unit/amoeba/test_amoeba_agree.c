@@ -8,14 +8,17 @@
  *   a rerun on the same state gives bitwise equal forces;
  *   a step without energy or virial requested gives the same forces;
  *   on the hexamer, each term alone and the electrostatics without HAL (include/exclude):
- *   forces and energies; and the hexamer with direct (not mutual) polarization.
+ *   forces and energies; and the hexamer with direct (not mutual) polarization, and with
+ *   the PCG started from zero (pcg-noguess), with and without its preconditioner.
  * The cpu reference runs on a zero-initialised state, which also checks that a state nobody
- * chose a backend for runs on the cpu one. Run as `test_amoeba_agree cpu|cuda|sve [double]`
- * (pk_add_agreement_test registers one run per backend kind built).
+ * chose a backend for runs on the cpu one. Run as
+ * `test_amoeba_agree cpu|cuda|sve [double|mixed]` (pk_add_agreement_test registers one run
+ * per backend kind built, and cuda's again in mixed precision).
  *
  * Built again as test_amoeba_gpu_emul (AMOEBA_AGREE_EMULATE): there the backend "cpu" is
  * the CUDA backend's step with its kernels' per-thread code run by a host loop
- * (pk_amoeba_gpu_emulated), so that the device code is checked here, without a GPU. */
+ * (pk_amoeba_gpu_emulated), so that the device code is checked here, without a GPU, in both
+ * precisions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,11 @@
 #define AGREE_RTOL 1e-10
 #define AGREE_RTOL_SVE 1e-12
 #define AGREE_FLOOR 1e-3
+/* Precision mixed (the cuda backend's pair arithmetic in float, every sum in double): the
+ * emulated step measured 8.7e-4 on the box's forces and 7.7e-4 on its per-atom virials
+ * (both against the floor), 8.3e-7 on energies; a GPU's float library (expf, sqrtf) rounds
+ * otherwise, hence the margin. */
+#define AGREE_RTOL_MIXED 5e-3
 /* The sve backend is tested under emulation (qemu, three vector lengths), where the box at
  * the key's 7 A cutoff takes minutes per run and still about a minute at 5 A: there the
  * box's cutoffs are SVE_BOX_CUT (all terms, the tapers at the key's fractions of it) and its
@@ -134,8 +142,10 @@ static void shorten_cutoffs(pk_amoeba_settings *set, double cut)
 }
 
 /* What else a run checks (agree's flags) */
-enum { SUBSETS = 1,   /* each subset of terms too */
-       DIRECT = 2 };  /* direct polarization instead of the key's mutual */
+enum { SUBSETS = 1,      /* each subset of terms too */
+       DIRECT = 2,       /* direct polarization instead of the key's mutual */
+       NOGUESS = 4,      /* the PCG started from zero */
+       NOPRECOND = 8 };  /* the PCG without its preconditioner */
 
 /* cut: the cutoffs of every term (0: the key's) */
 static void agree(const char *file, const char *key, double cut, double ghost_cut,
@@ -153,12 +163,15 @@ static void agree(const char *file, const char *key, double cut, double ghost_cu
     m.set.elec = elec;
     m.set.polar_eps = AGREE_POLAR_EPS;
     if (flags & DIRECT) m.polarization = PK_AMOEBA_POLAR_DIRECT;
+    if (flags & NOGUESS) m.set.pcg_guess = 0;
+    if (flags & NOPRECOND) m.set.pcg_precond = 0;
     if (cut > 0.0) shorten_cutoffs(&m.set, cut);
     s.pcg_comm = pcg_comm;
-    printf("%s, cutoff %g, elec %s%s%s:\n", file, m.set.polar_cut,
+    printf("%s, cutoff %g, elec %s%s%s%s%s:\n", file, m.set.polar_cut,
            elec == PK_AMOEBA_ELEC_SMOOTH ? "smooth" : "lammps",
            pcg_comm ? ", PCG through the communication callbacks" : "",
-           flags & DIRECT ? ", direct polarization" : "");
+           flags & DIRECT ? ", direct polarization" : "",
+           flags & NOGUESS ? ", pcg-noguess" : "", flags & NOPRECOND ? ", pcg-noprecond" : "");
 
     inputs in = {.s = &s, .m = &m, .a = ts_atoms(&s), .comm = ts_comm(&s), .terms = {1, 1, 1}};
     in.sites = (pk_amoeba_sites){.amtype = s.amtype, .amgroup = s.amgroup, .hred = s.hred,
@@ -252,9 +265,12 @@ int main(int argc, char **argv)
     const double cut = sve ? SVE_BOX_CUT : 0.0, ghost = sve ? SVE_BOX_CUT + 2.0 : 9.0;
     const double list = sve ? SVE_BOX_CUT + 0.5 : 7.5;
     if (sve) rtol = AGREE_RTOL_SVE;
+    if (req.precision == PK_PRECISION_MIXED) rtol = AGREE_RTOL_MIXED;
     agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, SUBSETS, &req);
     agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, SUBSETS, &req);
     agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_SMOOTH, 0, DIRECT, &req);
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, NOGUESS, &req);
+    agree(HEX, HEX_KEY, 0, 0, 0, PK_AMOEBA_ELEC_LAMMPS, 0, NOGUESS | NOPRECOND, &req);
     agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_LAMMPS, 0, 0, &req);
     agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 0, 0, &req);
     agree(BOX, BOX_KEY, cut, ghost, list, PK_AMOEBA_ELEC_SMOOTH, 1, 0, &req);
