@@ -5,8 +5,9 @@
 #
 # Run on a connected Debian machine. DEST then holds:
 #   lammps-4Feb2025-trimmed.tar.xz   LAMMPS 4Feb2025 source cut down to the packages PairKit
-#                                    builds and tests against (+ GPU), the mdpd and amoeba
-#                                    examples; configures, builds and installs as is (~4 MB)
+#                                    builds and tests against (+ GPU), the mdpd, amoeba and
+#                                    hdnnp examples; configures, builds and installs as is
+#                                    (~4 MB)
 #   debs/*.deb                       Debian's libyaml-dev, libyaml-0-2, librandom123-dev, for
 #                                    `dpkg -x` into a private prefix on the node
 #   shared/reference/                ../shared/reference (test reference data), when present
@@ -67,6 +68,7 @@ for p in $PACKAGES; do cp -a "$SRC/src/$p" "$top/src/"; done
 cp -a "$SRC/lib/gpu" "$top/lib/"
 cp -a "$SRC/examples/amoeba" "$top/examples/"
 cp -a "$SRC/examples/PACKAGES/dpd-meso/mdpd" "$top/examples/PACKAGES/dpd-meso/"
+cp -a "$SRC/examples/PACKAGES/hdnnp" "$top/examples/PACKAGES/"   # lammps.hdnnp_cuda's example
 # `cmake --install` wants the man page and copies bench/ and potentials/ into share/lammps;
 # empty folders keep it working without their 93 MB.
 cp -a "$SRC/doc/lammps.1" "$top/doc/"
@@ -76,7 +78,8 @@ LAMMPS $lammps_version (Debian source package lammps $LAMMPS_DEB_VERSION), trimm
 PairKit's tools/offline-bundle.sh for building on machines without internet access.
 Kept: cmake/, src/*.cpp src/*.h, src/fmt, src/STUBS, the packages
 $PACKAGES,
-lib/gpu, doc/lammps.1, examples/amoeba, examples/PACKAGES/dpd-meso/mdpd.
+lib/gpu, doc/lammps.1, examples/amoeba, examples/PACKAGES/dpd-meso/mdpd,
+examples/PACKAGES/hdnnp.
 bench/ and potentials/ are left empty; unittest/, tools/, python/ are not included
 (configure with ENABLE_TESTING off, the default, and BUILD_TOOLS off).
 LAMMPS is GPL-2.0 (LICENSE).
