@@ -75,6 +75,21 @@ static void add_energy_virial(const amoeba_gpu_host *h, const double *res, pk_ou
     }
 }
 
+/* Add the rows' forces and torques to their atoms, then their energies and virials. */
+static void add_results(const amoeba_gpu_host *h, const double *res, double (*torque)[3],
+                        pk_out *out)
+{
+    const int *atom = h->map.atom.data;
+    for (int r = 0; r < h->map.nrows; r++) {
+        const double *o = res + (size_t)r * AG_OUT;
+        for (int c = 0; c < 3; c++) {
+            out->f[atom[r]][c] += o[AG_F + c];
+            torque[atom[r]][c] += o[AG_T + c];
+        }
+    }
+    add_energy_virial(h, res, out);
+}
+
 /* HAL (amoeba_hal.c): the sites and classes, the candidate pairs whose sites are within
  * vdw_cut, by row, the gather, then each row's site force shared between its atom and its
  * H-reduction partner (for an atom with images, the images' partners are images of the
@@ -218,15 +233,7 @@ static pk_code gpu_mpole(const amoeba_gpu_device *d, amoeba_gpu_host *h,
     double *res = h->out.data;
     if (d->mpole(d->dev, &g, h->map.nrows, nall, l->nentry, h->elec_tag, res, st))
         return st->code;
-    const int *atom = h->map.atom.data;
-    for (int r = 0; r < h->map.nrows; r++) {
-        const double *o = res + (size_t)r * AG_OUT;
-        for (int c = 0; c < 3; c++) {
-            out->f[atom[r]][c] += o[AG_F + c];
-            torque[atom[r]][c] += o[AG_T + c];
-        }
-    }
-    add_energy_virial(h, res, out);
+    add_results(h, res, torque, out);
     return PK_OK;
 }
 
@@ -263,15 +270,7 @@ static pk_code gpu_polar(const amoeba_gpu_device *d, amoeba_gpu_host *h,
     double *res = h->out.data;
     if (d->polar(d->dev, &g, h->map.nrows, nall, l->nentry, h->elec_tag, m->ntypes, res, st))
         return st->code;
-    const int *atom = h->map.atom.data;
-    for (int r = 0; r < h->map.nrows; r++) {
-        const double *o = res + (size_t)r * AG_OUT;
-        for (int c = 0; c < 3; c++) {
-            out->f[atom[r]][c] += o[AG_F + c];
-            torque[atom[r]][c] += o[AG_T + c];
-        }
-    }
-    add_energy_virial(h, res, out);   /* its energies are 0 */
+    add_results(h, res, torque, out);   /* its energies are 0 */
     return PK_OK;
 }
 

@@ -9,13 +9,14 @@
  * or mixed: the pair arithmetic of the gathers and of the direct field in float, every sum,
  * the PCG and its products in double (amoeba_gpu_pair.h).
  *
- * Transfers: each list by row goes up once a step (tagged by the host), positions and
- * multipoles once a step, the sites, dipoles and types with their kernel; each gather's
- * per-row results come down with one wait. A PCG iteration on one rank waits once, for the
- * residual (8 bytes, pinned); with remote rows each product also moves the owned rows of its
- * input down and the remote rows up, then the remote rows of its output down and the owned
- * rows' additions up, and each pass's sums go down and back (amoeba_gpu_solve.c). Host
- * memory is otherwise pageable; the buffers on the device persist and grow. */
+ * Transfers: each list by row goes up once a step (tagged by the host), positions,
+ * multipoles, types and Thole tables once a step, the sites and dipoles with their kernel;
+ * each gather's per-row results come down with one wait. A PCG iteration on one rank waits
+ * once, for the residual (8 bytes, pinned); with remote rows each product also moves the
+ * owned rows of its input down and the remote rows up, then the remote rows of its output
+ * down and the owned rows' additions up, and each pass's sums go down and back
+ * (amoeba_gpu_solve.c). Host memory is otherwise pageable; the buffers on the device persist
+ * and grow. */
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -35,6 +36,7 @@ typedef struct {
     pk_cuda_buffer offset[2], self[2], other[2];   /* the lists by row (HAL_LIST, ELEC_LIST) */
     unsigned tag[2];                               /* the host's tags of the lists held */
     unsigned inputs_tag;   /* the electrostatic list whose step's x and rpole are held */
+    unsigned types_tag;    /* and whose step's types, groups and Thole tables are held */
     pk_cuda_buffer site, cls, radmin, epsmix, x, rpole, out;
     pk_cuda_buffer u, amtype, amgroup, pdamp, thole;
     amoeba_gpu_host *host;
@@ -157,6 +159,16 @@ static void gather(amoeba_cuda *s, const G &g, int nall, double *out)
         pk_amoeba_gather_kernel<G, D><<<warps(nall), THREADS, 0, stream>>>(g, nall, out);
 }
 
+/* Upload `bytes` of host src into buf (reserved first), naming it `what`. */
+static pk_code put(amoeba_cuda *s, pk_cuda_buffer *buf, const void *src, size_t bytes,
+                   const char *what, pk_status *st)
+{
+    return pk_cuda_reserve(&s->cuda, buf, bytes + 8, what, st) ||
+                   pk_cuda_upload(&s->cuda, buf->ptr, src, bytes, what, st)
+               ? st->code
+               : PK_OK;
+}
+
 /* A list by row (nrows + 1 offsets, nentry entries) into slot `which` of the device, unless
  * the slot holds the host's list `tag` already; dl gets the device's pointers. */
 static pk_code upload_list(amoeba_cuda *s, int which, unsigned tag, const amoeba_gpu_list *l,
@@ -164,13 +176,9 @@ static pk_code upload_list(amoeba_cuda *s, int which, unsigned tag, const amoeba
 {
     const size_t off = ((size_t)nrows + 1) * sizeof(int), ent = (size_t)nentry * sizeof(int);
     const char *what = which == HAL_LIST ? "HAL pair list" : "electrostatic pair list";
-    if (s->tag[which] != tag &&
-        (pk_cuda_reserve(&s->cuda, &s->offset[which], off, what, st) ||
-         pk_cuda_reserve(&s->cuda, &s->self[which], ent + sizeof(int), what, st) ||
-         pk_cuda_reserve(&s->cuda, &s->other[which], ent + sizeof(int), what, st) ||
-         pk_cuda_upload(&s->cuda, s->offset[which].ptr, l->offset, off, what, st) ||
-         pk_cuda_upload(&s->cuda, s->self[which].ptr, l->self, ent, what, st) ||
-         pk_cuda_upload(&s->cuda, s->other[which].ptr, l->other, ent, what, st)))
+    if (s->tag[which] != tag && (put(s, &s->offset[which], l->offset, off, what, st) ||
+                                 put(s, &s->self[which], l->self, ent, what, st) ||
+                                 put(s, &s->other[which], l->other, ent, what, st)))
         return st->code;
     s->tag[which] = tag;
     dl->offset = (const int *)s->offset[which].ptr;
@@ -186,12 +194,27 @@ static pk_code step_inputs(amoeba_cuda *s, unsigned tag, const double *x, const 
 {
     const size_t bx = 3 * (size_t)nall * sizeof(double), br = 13 * (size_t)nall * sizeof(double);
     if (s->inputs_tag == tag) return PK_OK;
-    if (pk_cuda_reserve(&s->cuda, &s->x, bx, "positions", st) ||
-        pk_cuda_reserve(&s->cuda, &s->rpole, br, "multipoles", st) ||
-        pk_cuda_upload(&s->cuda, s->x.ptr, x, bx, "positions", st) ||
-        pk_cuda_upload(&s->cuda, s->rpole.ptr, rpole, br, "multipoles", st))
+    if (put(s, &s->x, x, bx, "positions", st) || put(s, &s->rpole, rpole, br, "multipoles", st))
         return st->code;
     s->inputs_tag = tag;
+    return PK_OK;
+}
+
+/* The atoms' AMOEBA types and polarization groups (nall) and the types' Thole lengths and
+ * parameters (types 0..ntypes) to the device, unless they are there for the electrostatic
+ * list `tag` already (the solve and the polarization forces both read them). */
+static pk_code step_types(amoeba_cuda *s, unsigned tag, const int *amtype, const int *amgroup,
+                          const double *pdamp, const double *thole, int nall, int ntypes,
+                          pk_status *st)
+{
+    const size_t ints = (size_t)nall * sizeof(int), types = ((size_t)ntypes + 1) * sizeof(double);
+    if (s->types_tag == tag) return PK_OK;
+    if (put(s, &s->amtype, amtype, ints, "AMOEBA types", st) ||
+        put(s, &s->amgroup, amgroup, ints, "polarization groups", st) ||
+        put(s, &s->pdamp, pdamp, types, "Thole lengths", st) ||
+        put(s, &s->thole, thole, types, "Thole parameters", st))
+        return st->code;
+    s->types_tag = tag;
     return PK_OK;
 }
 
@@ -215,15 +238,11 @@ static pk_code cuda_hal(void *dev, const amoeba_gpu_hal *g, int nrows, int nall,
     const size_t site = 3 * (size_t)nall * sizeof(double), cls = (size_t)nall * sizeof(int);
     const size_t res = (size_t)nrows * AG_OUT * sizeof(double);
     if (upload_list(s, HAL_LIST, tag, &g->list, nrows, nentry, &d.list, st) ||
-        pk_cuda_reserve(&s->cuda, &s->site, site, "HAL sites", st) ||
-        pk_cuda_reserve(&s->cuda, &s->cls, cls, "vdW classes", st) ||
-        pk_cuda_reserve(&s->cuda, &s->radmin, tab, "HAL R_min table", st) ||
-        pk_cuda_reserve(&s->cuda, &s->epsmix, tab, "HAL epsilon table", st) ||
-        pk_cuda_reserve(&s->cuda, &s->out, res, "per-row results", st) ||
-        pk_cuda_upload(&s->cuda, s->site.ptr, g->site, site, "HAL sites", st) ||
-        pk_cuda_upload(&s->cuda, s->cls.ptr, g->cls, cls, "vdW classes", st) ||
-        pk_cuda_upload(&s->cuda, s->radmin.ptr, g->radmin, tab, "HAL R_min table", st) ||
-        pk_cuda_upload(&s->cuda, s->epsmix.ptr, g->epsmix, tab, "HAL epsilon table", st))
+        put(s, &s->site, g->site, site, "HAL sites", st) ||
+        put(s, &s->cls, g->cls, cls, "vdW classes", st) ||
+        put(s, &s->radmin, g->radmin, tab, "HAL R_min table", st) ||
+        put(s, &s->epsmix, g->epsmix, tab, "HAL epsilon table", st) ||
+        pk_cuda_reserve(&s->cuda, &s->out, res, "per-row results", st))
         return st->code;
     d.site = (const double *)s->site.ptr;
     d.cls = (const int *)s->cls.ptr;
@@ -260,22 +279,13 @@ static pk_code cuda_polar(void *dev, const amoeba_gpu_polar *g, int nrows, int n
     amoeba_cuda *s = (amoeba_cuda *)dev;
     if (nrows <= 0) return PK_OK;
     amoeba_gpu_polar d = *g;
-    const size_t u = 6 * (size_t)nall * sizeof(double), ints = (size_t)nall * sizeof(int);
-    const size_t types = ((size_t)ntypes + 1) * sizeof(double);
+    const size_t u = 6 * (size_t)nall * sizeof(double);
     const size_t res = (size_t)nrows * AG_OUT * sizeof(double);
     if (upload_list(s, ELEC_LIST, tag, &g->list, nrows, nentry, &d.list, st) ||
         step_inputs(s, tag, g->x, g->rpole, nall, st) ||
-        pk_cuda_reserve(&s->cuda, &s->u, u, "induced dipoles", st) ||
-        pk_cuda_reserve(&s->cuda, &s->amtype, ints, "AMOEBA types", st) ||
-        pk_cuda_reserve(&s->cuda, &s->amgroup, ints, "polarization groups", st) ||
-        pk_cuda_reserve(&s->cuda, &s->pdamp, types, "Thole lengths", st) ||
-        pk_cuda_reserve(&s->cuda, &s->thole, types, "Thole parameters", st) ||
-        pk_cuda_reserve(&s->cuda, &s->out, res, "per-row results", st) ||
-        pk_cuda_upload(&s->cuda, s->u.ptr, g->u, u, "induced dipoles", st) ||
-        pk_cuda_upload(&s->cuda, s->amtype.ptr, g->amtype, ints, "AMOEBA types", st) ||
-        pk_cuda_upload(&s->cuda, s->amgroup.ptr, g->amgroup, ints, "polarization groups", st) ||
-        pk_cuda_upload(&s->cuda, s->pdamp.ptr, g->pdamp, types, "Thole lengths", st) ||
-        pk_cuda_upload(&s->cuda, s->thole.ptr, g->thole, types, "Thole parameters", st))
+        step_types(s, tag, g->amtype, g->amgroup, g->pdamp, g->thole, nall, ntypes, st) ||
+        put(s, &s->u, g->u, u, "induced dipoles", st) ||
+        pk_cuda_reserve(&s->cuda, &s->out, res, "per-row results", st))
         return st->code;
     d.x = (const double *)s->x.ptr;
     d.rpole = (const double *)s->rpole.ptr;
@@ -288,16 +298,6 @@ static pk_code cuda_polar(void *dev, const amoeba_gpu_polar *g, int nrows, int n
         s, d, nrows, (double *)s->out.ptr);
     if (pk_cuda_launched(&s->cuda, "amoeba polarization kernel", st)) return st->code;
     return results(s, nrows, out, "the amoeba polarization kernel", st);
-}
-
-/* Upload `bytes` of host src into buf (reserved first), naming it `what`. */
-static pk_code put(amoeba_cuda *s, pk_cuda_buffer *buf, const void *src, size_t bytes,
-                   const char *what, pk_status *st)
-{
-    return pk_cuda_reserve(&s->cuda, buf, bytes + 8, what, st) ||
-                   pk_cuda_upload(&s->cuda, buf->ptr, src, bytes, what, st)
-               ? st->code
-               : PK_OK;
 }
 
 static pk_code cuda_solve_field(void *dev, const amoeba_gpu_field *g, int n, int nrows,
@@ -313,11 +313,8 @@ static pk_code cuda_solve_field(void *dev, const amoeba_gpu_field *g, int n, int
     if (upload_list(s, ELEC_LIST, tag, &g->list, nrows, nentry, &d.list, st) ||
         put(s, &s->row, g->row, ia, "PCG rows", st) ||
         step_inputs(s, tag, g->x, g->rpole, nall, st) ||
-        put(s, &s->amtype, g->amtype, ia, "AMOEBA types", st) ||
-        put(s, &s->amgroup, g->amgroup, ia, "polarization groups", st) ||
+        step_types(s, tag, g->amtype, g->amgroup, g->pdamp, g->thole, nall, ntypes, st) ||
         put(s, &s->polarity, g->polarity, types, "polarizabilities", st) ||
-        put(s, &s->pdamp, g->pdamp, types, "Thole lengths", st) ||
-        put(s, &s->thole, g->thole, types, "Thole parameters", st) ||
         put(s, &s->scalars, s0, sizeof *s0, "PCG scalars", st) ||
         pk_cuda_reserve(&s->cuda, &s->ten, te, "PCG pair tensors", st) ||
         pk_cuda_reserve(&s->cuda, &s->pten, te, "PCG preconditioner blocks", st) ||
